@@ -1,0 +1,31 @@
+import { z } from "zod"
+import { Timestamp, Uuid } from "../contracts.js"
+
+export const ApiKeyScope = z.enum(["empresa", "admin"]).describe("empresa: the company API and tools; admin: platform administration")
+export type ApiKeyScope = z.infer<typeof ApiKeyScope>
+
+export const ApiKeyRecord = z.object({
+  id: Uuid,
+  empresa_id: Uuid,
+  name: z.string(),
+  scope: ApiKeyScope,
+  prefix: z.string().describe("First characters of the key, to recognise it without revealing it"),
+  created_at: Timestamp,
+  revoked_at: Timestamp.nullable(),
+  last_used_at: Timestamp.nullable()
+})
+export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>
+
+export const ApiKeyCreated = ApiKeyRecord.extend({
+  key: z.string().describe("The key itself. Shown only in this response: store it now.")
+})
+export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>
+
+export const CreateApiKeyInput = z.strictObject({
+  empresa_id: Uuid,
+  name: z.string().trim().min(1).max(100).describe("Free text to recognise the key later"),
+  scope: ApiKeyScope.default("empresa")
+})
+
+export const ListApiKeysInput = z.strictObject({ empresa_id: Uuid })
+export const RevokeApiKeyInput = z.strictObject({ key_id: Uuid })

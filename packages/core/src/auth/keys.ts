@@ -1,0 +1,144 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
+import { Config } from "../config.js"
+import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
+import type { Credentials } from "../context.js"
+import type { Principal } from "./principal.js"
+import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
+
+const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest("hex")
+
+const sameSecret = (a: string, b: string) => {
+  const [ha, hb] = [createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest()]
+  return timingSafeEqual(ha, hb)
+}
+
+/** `fid_` + 32 url-safe chars (192 random bits); the prefix shown later identifies it without revealing it. */
+const newKey = () => {
+  const key = `fid_${randomBytes(24).toString("base64url")}`
+  return { key, prefix: key.slice(0, 12), hash: sha256(key) }
+}
+
+/**
+ * Picks the one credential out of the two headers the spec allows (section 5): both present with
+ * different values is a 400; a non-Bearer Authorization is a malformed credential.
+ */
+export const presentedKey = (credentials: Credentials): Effect.Effect<string, BadRequest | Unauthenticated> => {
+  const header = credentials.apiKey?.trim() || undefined
+  const authorization = credentials.authorization?.trim() || undefined
+  let bearer: string | undefined
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization)
+    if (!match) return Effect.fail(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
+    bearer = match[1]
+  }
+  if (header !== undefined && bearer !== undefined && header !== bearer) {
+    return Effect.fail(new BadRequest({ message: "X-API-Key and Authorization carry different keys; send only one" }))
+  }
+  const key = header ?? bearer
+  if (key === undefined) {
+    return Effect.fail(new Unauthenticated({ message: "Missing API key: send it in the X-API-Key header" }))
+  }
+  return Effect.succeed(key)
+}
+
+const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  empresa_id: row.empresa_id,
+  name: row.name,
+  scope: row.scope,
+  prefix: row.prefix,
+  created_at: row.created_at,
+  revoked_at: row.revoked_at,
+  last_used_at: row.last_used_at
+})
+
+interface ApiKeyRow {
+  readonly id: string
+  readonly empresa_id: string
+  readonly name: string
+  readonly scope: ApiKeyScope
+  readonly prefix: string
+  readonly created_at: string
+  readonly revoked_at: string | null
+  readonly last_used_at: string | null
+}
+
+export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
+  accessors: true,
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* Config
+
+    /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
+    const authenticate = Effect.fn("ApiKeys.authenticate")(function* (key: string) {
+      if (config.adminKey !== undefined && sameSecret(key, Redacted.value(config.adminKey))) {
+        return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" }
+      }
+      if (!KEY_PATTERN.test(key)) {
+        return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
+      }
+      // The touch is throttled to once a minute so authentication stays a read on the hot path.
+      const rows = yield* sql<{ id: string; empresa_id: string; scope: ApiKeyScope; revoked: boolean; api_access: boolean }>`
+        WITH k AS (
+          SELECT k.id, k.empresa_id, k.scope, k.revoked_at IS NOT NULL AS revoked, e.api_access
+          FROM api_keys k JOIN empresas e ON e.id = k.empresa_id
+          WHERE k.key_hash = ${sha256(key)}
+        ), touch AS (
+          UPDATE api_keys SET last_used_at = now()
+          WHERE id IN (SELECT id FROM k WHERE NOT revoked)
+            AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+          RETURNING 1
+        )
+        SELECT * FROM k`
+      const row = rows[0]
+      if (row === undefined) return yield* new Unauthenticated({ message: "Invalid API key" })
+      if (row.revoked) return yield* new Unauthenticated({ message: "This API key has been revoked" })
+      if (row.scope === "admin") {
+        return { principal: { kind: "admin", keyId: row.id, via: "key" } as Principal, bucket: `key:${row.id}` }
+      }
+      if (!row.api_access) {
+        return yield* new Forbidden({ message: "This account's plan does not include API access" })
+      }
+      return {
+        principal: { kind: "company", keyId: row.id, empresaId: row.empresa_id } as Principal,
+        bucket: `key:${row.id}`
+      }
+    })
+
+    const create = Effect.fn("ApiKeys.create")(function* (empresaId: string, input: { name: string; scope: ApiKeyScope }) {
+      const { key, prefix, hash } = newKey()
+      const rows = yield* sql<ApiKeyRow>`
+        INSERT INTO api_keys (empresa_id, name, scope, prefix, key_hash)
+        SELECT ${empresaId}, ${input.name}, ${input.scope}, ${prefix}, ${hash}
+        WHERE EXISTS (SELECT 1 FROM empresas WHERE id = ${empresaId})
+        RETURNING *`
+      const row = rows[0]
+      if (row === undefined) return yield* new NotFound({ resource: "Empresa", id: empresaId })
+      return { ...toRecord(row), key } satisfies ApiKeyCreated
+    })
+
+    const list = Effect.fn("ApiKeys.list")(function* (empresaId: string) {
+      const [exists] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM empresas WHERE id = ${empresaId}`
+      if (!exists?.n) return yield* new NotFound({ resource: "Empresa", id: empresaId })
+      const rows = yield* sql<ApiKeyRow>`
+        SELECT * FROM api_keys WHERE empresa_id = ${empresaId} ORDER BY created_at DESC, id`
+      return rows.map(toRecord)
+    })
+
+    /** Revoking is idempotent: a revoked key comes back as it is, with its first revocation time. */
+    const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: string) {
+      const rows = yield* sql<ApiKeyRow>`
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`
+      return yield* Option.match(Option.fromNullable(rows[0]), {
+        onNone: () => Effect.fail(new NotFound({ resource: "API key", id: keyId })),
+        onSome: (row) => Effect.succeed(toRecord(row))
+      })
+    })
+
+    return { authenticate, create, list, revoke } as const
+  })
+}) {}

@@ -1,0 +1,7 @@
+/** Who is calling, once credentials are checked. */
+export type Principal =
+  | { readonly kind: "company"; readonly keyId: string; readonly empresaId: string }
+  /** Platform staff: an admin-scope key, `FIDELIS_ADMIN_KEY`, or the in-process CLI. */
+  | { readonly kind: "admin"; readonly keyId: string | null; readonly via: "key" | "env" | "local" }
+
+export const LOCAL_ADMIN: Principal = { kind: "admin", keyId: null, via: "local" }

@@ -1,0 +1,70 @@
+import { z } from "zod"
+import { Timestamp, Uuid } from "../contracts.js"
+import { Cnpj } from "../documents.js"
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Known settings only: a typo in a key is a 422, not a silently ignored value. */
+export const EmpresaSettings = z.strictObject({
+  timezone: z.string().refine(isTimeZone, "Unknown IANA time zone").optional().describe("IANA time zone; default America/Sao_Paulo"),
+  point_value: z.number().positive().max(1000).optional().describe("Value in BRL of one point, for points-for-value coupons"),
+  points_per_real: z.number().min(0).max(1000).optional().describe("Points credited per BRL on NFC-e invoices"),
+  coupon_validity_days: z.number().int().min(1).max(3650).optional(),
+  redemption_validity_days: z.number().int().min(1).max(3650).optional(),
+  url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
+  logo_url: z.url().max(2048).optional(),
+  primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c").optional()
+})
+export type EmpresaSettings = z.infer<typeof EmpresaSettings>
+
+/** Booleans in bodies accept JSON booleans only (REST coercion would read "false" as true). */
+const Flag = z.union([z.literal(true), z.literal(false)])
+
+const Slug = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "Use 1-64 lowercase letters, digits and inner hyphens")
+  .describe("Public slug (id_name), used in survey links")
+
+export const Empresa = z.object({
+  id: Uuid,
+  name: z.string(),
+  id_name: z.string(),
+  cnpj: z.string().nullable(),
+  plan: z.string(),
+  api_access: z.boolean(),
+  settings: z.record(z.string(), z.unknown()),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+export type Empresa = z.infer<typeof Empresa>
+
+export const CreateEmpresaInput = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  id_name: Slug,
+  cnpj: Cnpj.optional(),
+  plan: z.string().trim().min(1).max(50).default("free"),
+  api_access: Flag.default(true).describe("Whether the plan includes the company API and MCP tools"),
+  settings: EmpresaSettings.default({})
+})
+export type CreateEmpresaInput = z.infer<typeof CreateEmpresaInput>
+
+export const EmpresaRef = z.strictObject({ empresa_id: Uuid })
+
+/** Absent fields stay as they are; `settings` merges key by key, `null` clears a cnpj. */
+export const UpdateEmpresaInput = z.strictObject({
+  empresa_id: Uuid,
+  name: z.string().trim().min(1).max(200).optional(),
+  id_name: Slug.optional(),
+  cnpj: Cnpj.nullable().optional(),
+  plan: z.string().trim().min(1).max(50).optional(),
+  api_access: Flag.optional(),
+  settings: EmpresaSettings.optional()
+})
+export type UpdateEmpresaInput = z.infer<typeof UpdateEmpresaInput>

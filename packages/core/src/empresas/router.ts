@@ -1,0 +1,41 @@
+import { adminProcedure, router, runEffect } from "../trpc.js"
+import { CreateEmpresaInput, Empresa, EmpresaRef, UpdateEmpresaInput } from "./contracts.js"
+import { Empresas } from "./service.js"
+
+const tags = ["Empresas"]
+
+export const empresasRouter = router({
+  create: adminProcedure
+    .meta({
+      successStatus: 201,
+      openapi: { method: "POST", path: "/empresas", tags, summary: "Create an empresa" },
+      tool: { name: "create_empresa", adminOnly: true }
+    })
+    .input(CreateEmpresaInput)
+    .output(Empresa)
+    .mutation(({ ctx, input }) => runEffect(ctx, Empresas.create(input))),
+
+  get: adminProcedure
+    .meta({
+      openapi: { method: "GET", path: "/empresas/{empresa_id}", tags, summary: "Get an empresa" },
+      tool: { name: "get_empresa", adminOnly: true, readOnly: true }
+    })
+    .input(EmpresaRef)
+    .output(Empresa)
+    .query(({ ctx, input }) => runEffect(ctx, Empresas.get(input.empresa_id))),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/empresas/{empresa_id}",
+        tags,
+        summary: "Update an empresa",
+        description: "Changes only the fields sent; settings merge key by key."
+      },
+      tool: { name: "update_empresa", adminOnly: true }
+    })
+    .input(UpdateEmpresaInput)
+    .output(Empresa)
+    .mutation(({ ctx, input }) => runEffect(ctx, Empresas.update(input)))
+})

@@ -1,0 +1,16 @@
+export { ApiKeys } from "./auth/keys.js"
+export { LOCAL_ADMIN, type Principal } from "./auth/principal.js"
+export { Config, configFromEnv, type CoreConfig } from "./config.js"
+export {
+  createRequestContext,
+  requestContextFromHeaders,
+  type Credentials,
+  type RequestContext,
+  type RequestContextInit
+} from "./context.js"
+export * from "./errors.js"
+export type { ProcedureMeta, Scope } from "./meta.js"
+export { INTERNAL_MESSAGE, problemOf, type Problem } from "./problem.js"
+export { appRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
+export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
+export { authenticate, createCallerFactory } from "./trpc.js"

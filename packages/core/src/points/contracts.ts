@@ -1,0 +1,28 @@
+import { z } from "zod"
+import { Uuid } from "../contracts.js"
+
+export const PointsBalance = z.object({
+  client_id: Uuid,
+  balance: z.number().int().describe("Points available to spend"),
+  empresa_id: Uuid
+})
+
+export const CreditPointsInput = z.strictObject({
+  client_id: Uuid,
+  points: z.number().int().min(1).max(1_000_000_000).describe("Points to add, a positive integer"),
+  description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
+  source: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .optional()
+    .describe("Where the points came from, e.g. purchase, referral, survey, manual")
+})
+export type CreditPointsInput = z.infer<typeof CreditPointsInput>
+
+export const CreditPointsResult = PointsBalance.extend({
+  credited: z.number().int().describe("Points added by this operation"),
+  transaction_id: Uuid.describe("Ledger entry of this credit")
+})
+export type CreditPointsResult = z.infer<typeof CreditPointsResult>

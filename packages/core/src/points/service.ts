@@ -1,0 +1,66 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { NotFound } from "../errors.js"
+import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
+
+/** Timeline category of a credit, from its declared source; purchases are the default. */
+const eventTypeOf = (source: string | undefined) => {
+  switch (source?.toLowerCase()) {
+    case "referral":
+      return "referral"
+    case "survey":
+    case "interaction":
+      return "interaction"
+    case "reward":
+      return "reward"
+    default:
+      return "purchase"
+  }
+}
+
+export class Points extends Effect.Service<Points>()("core/Points", {
+  accessors: true,
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const balance = Effect.fn("Points.balance")(function* (empresaId: string, clientId: string) {
+      const [row] = yield* sql<{ client_id: string; balance: number; empresa_id: string }>`
+        SELECT id AS client_id, balance, empresa_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
+      if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
+      return row
+    })
+
+    /**
+     * Adds to the cached balance, appends the ledger entry and the timeline event in one
+     * statement: the row lock on the client serializes concurrent credits, so none is lost.
+     */
+    const credit = Effect.fn("Points.credit")(function* (empresaId: string, input: CreditPointsInput) {
+      const type = eventTypeOf(input.source)
+      const title = `+${input.points} points`
+      const [row] = yield* sql<CreditPointsResult>`
+        WITH c AS (
+          UPDATE clients
+          SET balance = balance + ${input.points}, total_earned = total_earned + ${input.points}, updated_at = now()
+          WHERE empresa_id = ${empresaId} AND id = ${input.client_id}
+          RETURNING id, balance
+        ), ledger AS (
+          INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
+          SELECT ${empresaId}, c.id, 'credit', ${input.points}, c.balance, ${input.source ?? null}, ${input.description ?? null}
+          FROM c
+          RETURNING id
+        ), event AS (
+          INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
+          SELECT ${empresaId}, c.id, ${type}, ${title}, ${input.description ?? null}, ${input.points},
+                 jsonb_build_object('transaction_id', ledger.id, 'source', ${input.source ?? null}::text)
+          FROM c, ledger
+        )
+        SELECT c.id AS client_id, c.balance, ${empresaId}::uuid AS empresa_id,
+               ${input.points}::int AS credited, ledger.id AS transaction_id
+        FROM c, ledger`
+      if (row === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
+      return row
+    })
+
+    return { balance, credit } as const
+  })
+}) {}

@@ -1,0 +1,78 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Data, Effect } from "effect"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+export const MEMORY = "memory://"
+
+/** The embedded database is owned by one process; this says which one holds it. */
+export class EmbeddedDatabaseBusy extends Data.TaggedError("EmbeddedDatabaseBusy")<{
+  readonly dataDir: string
+  readonly pid: number
+}> {
+  override get message() {
+    return `The embedded database in ${this.dataDir} is in use by process ${this.pid} (a running Fidelis server?). Use --url to talk to that server, or stop it first.`
+  }
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * An exclusive lock file next to the data. A lock whose process is gone is stale and taken over,
+ * so a crash never leaves the database unusable.
+ */
+const lockDataDir = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      mkdirSync(dataDir, { recursive: true })
+      const file = join(dataDir, "fidelis.lock")
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          writeFileSync(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: "wx" })
+          return Effect.succeed(file)
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") return Effect.die(error)
+          const pid = Number((JSON.parse(readFileSync(file, "utf8") || "{}") as { pid?: number }).pid)
+          if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+            return Effect.fail(new EmbeddedDatabaseBusy({ dataDir: resolve(dataDir), pid }))
+          }
+          rmSync(file, { force: true })
+        }
+      }
+      return Effect.fail(new EmbeddedDatabaseBusy({ dataDir: resolve(dataDir), pid: -1 }))
+    }),
+    (file) => Effect.sync(() => rmSync(file, { force: true }))
+  )
+
+/**
+ * Starts PGlite and serves it over the Postgres wire protocol on a private loopback port, so the
+ * embedded and real databases share one driver and one SQL dialect. PGlite is a single session:
+ * one connection only, or concurrent transactions would interleave.
+ */
+export const startEmbedded = (dataDir: string) =>
+  Effect.gen(function* () {
+    const inMemory = dataDir === MEMORY
+    if (!inMemory) yield* lockDataDir(dataDir)
+    const db = yield* Effect.acquireRelease(
+      Effect.promise(() => PGlite.create(inMemory ? undefined : join(resolve(dataDir), "pg"))),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const server = yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+        await server.start()
+        return server
+      }),
+      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+    )
+    const [host, port] = server.getServerConn().split(":")
+    return { host: host ?? "127.0.0.1", port: Number(port) }
+  })
