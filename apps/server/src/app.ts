@@ -1,0 +1,124 @@
+import {
+  appRouter,
+  databaseReady,
+  internalApiRouter,
+  publicApiRouter,
+  requestContextFromHeaders,
+  type CoreRuntime
+} from "@fidelis/core"
+import { createMcpHandler } from "@fidelis/mcp"
+import { createRestHandler, docsAsset, docsPage, openApiDocument } from "@fidelis/rest"
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch"
+import { H3 } from "h3"
+import { log } from "./log.js"
+
+declare module "h3" {
+  interface H3EventContext {
+    requestId: string
+  }
+}
+
+export interface AppOptions {
+  readonly runtime: CoreRuntime
+  readonly allowedOrigins: ReadonlyArray<string>
+}
+
+const PUBLIC_BASE = "/api/v1/public"
+const INTERNAL_BASE = "/api/v1/internal"
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * The HTTP surface: every adapter mounted on one h3 app, wrapped so each request gets an id (the
+ * caller's X-Request-Id when it is sane), echoed back and written to the access log.
+ */
+export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
+  const onInternalError = (requestId: string) => (error: unknown) =>
+    log("error", "request failed", { request_id: requestId, error: String(error), cause: String((error as Error).cause) })
+
+  const publicRest = createRestHandler({ runtime, router: publicApiRouter, endpoint: PUBLIC_BASE })
+  const internalRest = createRestHandler({ runtime, router: internalApiRouter, endpoint: INTERNAL_BASE })
+  const mcp = createMcpHandler({ runtime, allowedOrigins })
+
+  let publicDoc: unknown
+  let internalDoc: unknown
+
+  const app = new H3()
+    .get("/healthz", () => json({ status: "ok" }))
+    .get("/readyz", async () => {
+      try {
+        await runtime.runPromise(databaseReady)
+        return json({ status: "ready" })
+      } catch {
+        return json({ status: "unavailable", detail: "database unreachable" }, 503)
+      }
+    })
+    .get(`${PUBLIC_BASE}/openapi.json`, () => {
+      publicDoc ??= openApiDocument({
+        router: publicApiRouter,
+        title: "Fidelis company API",
+        description: "Clients, points, coupons, loyalty cards, rewards, referrals, surveys and metrics of one empresa, authenticated with its API key.",
+        baseUrl: PUBLIC_BASE
+      })
+      return json(publicDoc)
+    })
+    .get(`${INTERNAL_BASE}/openapi.json`, () => {
+      internalDoc ??= openApiDocument({
+        router: internalApiRouter,
+        title: "Fidelis platform administration API",
+        description: "Empresas, plans and API keys; needs an admin-scope key.",
+        baseUrl: INTERNAL_BASE
+      })
+      return json(internalDoc)
+    })
+    .get("/docs", () => docsPage(`${PUBLIC_BASE}/openapi.json`, "/docs/assets"))
+    .get("/docs/assets/:name", (event) => docsAsset(event.context.params?.["name"] ?? ""))
+    .all(`${PUBLIC_BASE}/**`, (event) =>
+      publicRest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
+    )
+    .all(`${INTERNAL_BASE}/**`, (event) =>
+      internalRest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
+    )
+    .all("/trpc/**", (event) =>
+      fetchRequestHandler({
+        endpoint: "/trpc",
+        req: event.req,
+        router: appRouter,
+        createContext: ({ req, resHeaders }) =>
+          requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
+        onError: ({ error }) => {
+          if (error.code === "INTERNAL_SERVER_ERROR") onInternalError(event.context.requestId)(error)
+        }
+      })
+    )
+    .all("/mcp", (event) => mcp(event.req, { requestId: event.context.requestId }))
+    .all("/**", () => json({ detail: "Not found" }, 404))
+
+  return async (req: Request): Promise<Response> => {
+    const started = performance.now()
+    const incoming = req.headers.get("x-request-id")
+    const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
+    let res: Response
+    try {
+      res = await app.request(req, undefined, { requestId })
+    } catch (error) {
+      onInternalError(requestId)(error)
+      res = json({ detail: "Internal server error" }, 500)
+    }
+    // Responses built elsewhere may have immutable headers; a copy is always writable.
+    const headers = new Headers(res.headers)
+    headers.set("X-Request-Id", requestId)
+    const url = new URL(req.url)
+    log(res.status >= 500 ? "error" : "info", "request", {
+      request_id: requestId,
+      method: req.method,
+      path: url.pathname,
+      status: res.status,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10
+    })
+    return new Response(res.body, { status: res.status, headers })
+  }
+}

@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+
+/** The API reference page, served from the swagger-ui-dist package: no CDN, works offline. */
+
+const assetsDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"))
+
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png"
+}
+
+const cache = new Map<string, Buffer>()
+
+/** Only the named files are served, so the route can never read outside the package. */
+export const docsAsset = (name: string): Response => {
+  const type = ASSETS[name]
+  if (type === undefined) return new Response("Not found", { status: 404 })
+  let body = cache.get(name)
+  if (body === undefined) {
+    body = readFileSync(join(assetsDir, name))
+    cache.set(name, body)
+  }
+  return new Response(new Uint8Array(body), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } })
+}
+
+export const docsPage = (specUrl: string, assetsBase: string): Response =>
+  new Response(
+    `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Fidelis API reference</title>
+  <link rel="icon" href="${assetsBase}/favicon-32x32.png">
+  <link rel="stylesheet" href="${assetsBase}/swagger-ui.css">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="${assetsBase}/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#reference", deepLinking: true, persistAuthorization: true })
+  </script>
+</body>
+</html>`,
+    { headers: { "content-type": "text/html; charset=utf-8" } }
+  )

@@ -1,0 +1,139 @@
+import type { ProcedureMeta } from "@fidelis/core"
+import type { AnyRouter } from "@trpc/server"
+import { generateOpenApiDocument } from "trpc-to-openapi"
+
+export const API_VERSION = "1.5.0"
+
+export interface OpenApiOptions {
+  readonly router: AnyRouter
+  readonly title: string
+  readonly description: string
+  /** Absolute or root-relative base of the routes, e.g. `/api/v1/public`. */
+  readonly baseUrl: string
+}
+
+type Json = Record<string, unknown>
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+const errorSchemas: Json = {
+  Problem: {
+    type: "object",
+    required: ["detail"],
+    properties: { detail: { type: "string", description: "What went wrong, for people" } }
+  },
+  ConflictProblem: {
+    type: "object",
+    required: ["detail"],
+    properties: {
+      detail: {
+        type: "object",
+        required: ["code", "message"],
+        properties: {
+          code: { type: "string", description: "Stable machine code, e.g. INSUFFICIENT_POINTS", examples: ["CLIENT_EXISTS"] },
+          message: { type: "string" }
+        }
+      }
+    }
+  },
+  ValidationError: {
+    type: "object",
+    required: ["loc", "msg", "type"],
+    properties: {
+      loc: { type: "array", items: { anyOf: [{ type: "string" }, { type: "integer" }] } },
+      msg: { type: "string" },
+      type: { type: "string" },
+      ctx: { type: "object" },
+      input: {}
+    }
+  },
+  HTTPValidationError: {
+    type: "object",
+    required: ["detail"],
+    properties: { detail: { type: "array", items: ref("ValidationError") } }
+  }
+}
+
+const rateLimitHeaders: Json = {
+  "X-RateLimit-Limit": { description: "Requests allowed per minute for this key", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Epoch seconds when the window resets", schema: { type: "integer" } }
+}
+
+const problem = (description: string, schema = "Problem", headers?: Json) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema: ref(schema) } }
+})
+
+/** The error responses a company-API operation can give (spec section 7.1), in the design's bodies. */
+const errorResponses = (method: string, path: string, isPublic: boolean): Json => ({
+  ...(isPublic ? {} : {
+    "400": problem("X-API-Key and Authorization carry different keys"),
+    "401": problem("Missing, malformed, unknown or revoked API key"),
+    "403": problem("No API access on this plan, or the key lacks the scope")
+  }),
+  ...(path.includes("{") ? { "404": problem("Not found, or not this empresa's") } : {}),
+  ...(method !== "get" ? { "409": problem("A business rule refused the operation", "ConflictProblem") } : {}),
+  "422": problem("Invalid header, query, path or body", "HTTPValidationError"),
+  "429": problem("Rate limit exceeded", "Problem", {
+    ...rateLimitHeaders,
+    "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } }
+  }),
+  "500": problem("Unexpected failure; the X-Request-Id header identifies it in the logs")
+})
+
+/**
+ * The OpenAPI 3.1 document of one base path, from procedure metadata. The library's generic error
+ * schemas are replaced by the design's bodies, success codes follow `meta.successStatus`, and
+ * idempotent operations document `X-Idempotency-Key`.
+ */
+export const openApiDocument = ({ router, title, description, baseUrl }: OpenApiOptions) => {
+  const doc = generateOpenApiDocument(router, {
+    title,
+    description,
+    version: API_VERSION,
+    baseUrl,
+    securitySchemes: {
+      ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
+      BearerAuth: { type: "http", scheme: "bearer", description: "The same API key as `Authorization: Bearer <key>`" }
+    }
+  }) as unknown as Json & { paths: Record<string, Record<string, Json>>; components?: Json }
+
+  const schemas = { ...((doc.components?.["schemas"] as Json | undefined) ?? {}) }
+  for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name]
+  doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas } }
+
+  for (const procedure of Object.values(router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)) {
+    const meta = procedure._def.meta
+    if (!meta?.openapi) continue
+    const method = meta.openapi.method.toLowerCase()
+    const operation = doc.paths[meta.openapi.path]?.[method] as
+      | (Json & { responses: Json; parameters?: Json[] })
+      | undefined
+    if (operation === undefined) continue
+    const isPublic = meta.scope === "public"
+    const { "200": ok, ...rest } = operation.responses
+    const success = { ...(ok as Json), ...(isPublic ? {} : { headers: rateLimitHeaders }) }
+    operation.responses = {
+      [String(meta.successStatus ?? 200)]: success,
+      ...Object.fromEntries(Object.entries(rest).filter(([code]) => code.startsWith("2"))),
+      ...errorResponses(method, meta.openapi.path, isPublic)
+    }
+    if (isPublic) delete operation["security"]
+    if (meta.idempotent) {
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        {
+          name: "X-Idempotency-Key",
+          in: "header",
+          required: false,
+          description:
+            "Makes retries safe for 24 h: the same key and body replay the first response (with `Idempotent-Replayed: true`); the same key with another body is a 422; while the first is in flight, a 409.",
+          schema: { type: "string", minLength: 1, maxLength: 255 }
+        }
+      ]
+    }
+  }
+  return doc
+}

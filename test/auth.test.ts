@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, createClient, createSharedDatabase, createTenant, startServer, type TestServer } from "./support/index.js"
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(async () => {
+  await server?.stop()
+})
+
+describe("company API authentication (spec section 5, 7.1)", () => {
+  it("401 without a key, with a malformed, unknown or revoked key", async () => {
+    const tenant = await createTenant(server)
+    const missing = await call(server, "/api/v1/public/clients")
+    expect(missing.status).toBe(401)
+    expect(missing.body).toEqual({ detail: expect.stringContaining("Missing API key") })
+
+    const malformed = await call(server, "/api/v1/public/clients", { key: "not-a-key" })
+    expect(malformed.status).toBe(401)
+    expect(malformed.body.detail).toMatch(/Malformed/)
+
+    const unknown = await call(server, "/api/v1/public/clients", { key: `fid_${"x".repeat(32)}` })
+    expect(unknown.status).toBe(401)
+    expect(unknown.body).toEqual({ detail: "Invalid API key" })
+
+    const basic = await call(server, "/api/v1/public/clients", { headers: { authorization: `Basic ${tenant.key}` } })
+    expect(basic.status).toBe(401)
+
+    const keys = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey })
+    const revoked = await call(server, `/api/v1/internal/api-keys/${keys.body[0].id}`, { method: "DELETE", key: server.adminKey })
+    expect(revoked.status).toBe(200)
+    expect(revoked.body.revoked_at).toEqual(expect.any(String))
+    const afterRevoke = await call(server, "/api/v1/public/clients", { key: tenant.key })
+    expect(afterRevoke.status).toBe(401)
+    expect(afterRevoke.body.detail).toMatch(/revoked/)
+  })
+
+  it("accepts Authorization: Bearer, and both headers only when they agree (else 400)", async () => {
+    const tenant = await createTenant(server)
+    const bearer = await call(server, "/api/v1/public/clients", { headers: { authorization: `Bearer ${tenant.key}` } })
+    expect(bearer.status).toBe(200)
+    const both = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      headers: { authorization: `Bearer ${tenant.key}` }
+    })
+    expect(both.status).toBe(200)
+    const other = await createTenant(server)
+    const conflicting = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      headers: { authorization: `Bearer ${other.key}` }
+    })
+    expect(conflicting.status).toBe(400)
+    expect(conflicting.body.detail).toMatch(/different keys/)
+  })
+
+  it("403 when the plan has no api_access, and for a company key on the admin API", async () => {
+    const noAccess = await createTenant(server, { apiAccess: false })
+    const refused = await call(server, "/api/v1/public/clients", { key: noAccess.key })
+    expect(refused.status).toBe(403)
+    expect(refused.body.detail).toMatch(/API access/)
+
+    const tenant = await createTenant(server)
+    const admin = await call(server, "/api/v1/internal/empresas", { key: tenant.key, body: { name: "x", id_name: "x" } })
+    expect(admin.status).toBe(403)
+
+    // Turning api_access on again takes effect immediately.
+    const patched = await call(server, `/api/v1/internal/empresas/${noAccess.empresa.id}`, {
+      method: "PATCH",
+      key: server.adminKey,
+      body: { api_access: true }
+    })
+    expect(patched.status).toBe(200)
+    expect((await call(server, "/api/v1/public/clients", { key: noAccess.key })).status).toBe(200)
+  })
+
+  it("two tenants cannot see each other's clients (404, never the data)", async () => {
+    const a = await createTenant(server)
+    const b = await createTenant(server)
+    const clientOfA = await createClient(server, a, { nome: "Only A" })
+    await createClient(server, b, { nome: "Only B" })
+
+    for (const path of [`/api/v1/public/clients/${clientOfA.id}`, `/api/v1/public/points/${clientOfA.id}`]) {
+      const res = await call(server, path, { key: b.key })
+      expect(res.status).toBe(404)
+      expect(JSON.stringify(res.body)).not.toContain("Only A")
+    }
+    const credit = await call(server, "/api/v1/public/points/credit", { key: b.key, body: { client_id: clientOfA.id, points: 10 } })
+    expect(credit.status).toBe(404)
+    const listB = await call(server, "/api/v1/public/clients", { key: b.key })
+    expect(listB.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Only B"])
+    const balanceA = await call(server, `/api/v1/public/points/${clientOfA.id}`, { key: a.key })
+    expect(balanceA.body.balance).toBe(0)
+  })
+})
+
+/**
+ * Waits out the end of a minute so a burst lands in one fixed window; returns how many requests
+ * of the window the probe already used.
+ */
+const startOfFreshWindow = async (server: TestServer, key: string) => {
+  const probe = await call(server, "/api/v1/public/clients", { key })
+  const secondsLeft = Number(probe.headers.get("x-ratelimit-reset")) - Date.now() / 1000
+  if (secondsLeft > 20) return 1
+  await new Promise((r) => setTimeout(r, (secondsLeft + 1) * 1000))
+  return 0
+}
+
+describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
+  it("sends X-RateLimit-* on every authenticated response and refuses the 61st with 429 and Retry-After", async () => {
+    const tenant = await createTenant(server)
+    const used = await startOfFreshWindow(server, tenant.key)
+    const statuses: number[] = []
+    let last
+    for (let i = used; i < 60; i++) {
+      last = await call(server, i % 2 ? "/api/v1/public/clients" : "/api/v1/public/clients/00000000-0000-4000-8000-000000000000", {
+        key: tenant.key
+      })
+      statuses.push(last.status)
+      expect(last.headers.get("x-ratelimit-limit")).toBe("60")
+      expect(Number(last.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000)
+    }
+    if (statuses.filter((s) => s === 429).length > 0) throw new Error(`throttled early: ${statuses.join(",")}`)
+    expect(last!.headers.get("x-ratelimit-remaining")).toBe("0")
+    const over = await call(server, "/api/v1/public/clients", { key: tenant.key })
+    expect(over.status).toBe(429)
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect(Number(over.headers.get("retry-after"))).toBeLessThanOrEqual(60)
+    expect(over.headers.get("x-ratelimit-remaining")).toBe("0")
+    expect(over.body).toEqual({ detail: expect.stringMatching(/Rate limit/) })
+
+    // Budgets are per key: another key of another tenant is unaffected.
+    const other = await createTenant(server)
+    expect((await call(server, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
+  })
+
+  it("two server processes on one database share one budget", async () => {
+    const database = await createSharedDatabase()
+    const [a, b] = await Promise.all([
+      startServer({ databaseUrl: database.url }),
+      startServer({ databaseUrl: database.url })
+    ])
+    try {
+      const tenant = await createTenant(a)
+      const used = await startOfFreshWindow(a, tenant.key)
+      const remaining: number[] = []
+      for (let i = used; i < 60; i++) {
+        const res = await call(i % 2 ? a : b, "/api/v1/public/clients", { key: tenant.key })
+        expect(res.status).toBe(200)
+        remaining.push(Number(res.headers.get("x-ratelimit-remaining")))
+      }
+      // The budget counts down across both processes together.
+      expect(remaining.slice(-3)).toEqual([2, 1, 0])
+      const [overA, overB] = [
+        await call(a, "/api/v1/public/clients", { key: tenant.key }),
+        await call(b, "/api/v1/public/clients", { key: tenant.key })
+      ]
+      expect(overA.status).toBe(429)
+      expect(overB.status).toBe(429)
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+      await database.drop()
+    }
+  })
+})

@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(async () => {
+  await server?.stop()
+})
+
+describe("operations endpoints", () => {
+  it("healthz and readyz answer; every response echoes a request id", async () => {
+    const health = await call(server, "/healthz")
+    expect(health.status).toBe(200)
+    expect(health.body).toEqual({ status: "ok" })
+    expect(health.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+    const ready = await call(server, "/readyz", { headers: { "x-request-id": "trace-abc.1" } })
+    expect(ready.body).toEqual({ status: "ready" })
+    expect(ready.headers.get("x-request-id")).toBe("trace-abc.1")
+    // An id that could smuggle content into logs is replaced, not echoed.
+    const odd = await call(server, "/healthz", { headers: { "x-request-id": "a b<script>" } })
+    expect(odd.headers.get("x-request-id")).not.toBe("a b<script>")
+  })
+
+  it("logs each request as a JSON line with its id", async () => {
+    await call(server, "/healthz", { headers: { "x-request-id": "log-check-1" } })
+    await new Promise((r) => setTimeout(r, 100))
+    const line = server
+      .output()
+      .split("\n")
+      .find((l) => l.includes('"log-check-1"'))
+    expect(JSON.parse(line!)).toMatchObject({ level: "info", message: "request", request_id: "log-check-1", status: 200, path: "/healthz" })
+  })
+
+  it("unknown paths are a JSON 404", async () => {
+    const res = await call(server, "/nope")
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ detail: "Not found" })
+    const api = await call(server, "/api/v1/public/nope", { key: "x" })
+    expect(api.status).toBe(404)
+    expect(api.body).toEqual({ detail: expect.any(String) })
+  })
+})
+
+describe("OpenAPI document and reference page", () => {
+  it("describes the company API as OpenAPI 3.1, version 1.5.0, with both security schemes and error bodies", async () => {
+    const res = await call(server, "/api/v1/public/openapi.json")
+    expect(res.status).toBe(200)
+    const doc = res.body
+    expect(doc.openapi).toMatch(/^3\.1/)
+    expect(doc.info.version).toBe("1.5.0")
+    expect(doc.components.securitySchemes).toMatchObject({
+      ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
+      BearerAuth: { type: "http", scheme: "bearer" }
+    })
+    expect(Object.keys(doc.paths).sort()).toEqual(["/clients", "/clients/{client_id}", "/points/credit", "/points/{client_id}"])
+    const credit = doc.paths["/points/credit"].post
+    expect(Object.keys(credit.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "409", "422", "429"]))
+    expect(credit.responses["422"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPValidationError")
+    expect(credit.parameters).toContainEqual(expect.objectContaining({ name: "X-Idempotency-Key", in: "header" }))
+    expect(doc.paths["/clients"].post.responses["201"]).toBeDefined()
+    const internal = await call(server, "/api/v1/internal/openapi.json")
+    expect(Object.keys(internal.body.paths)).toContain("/empresas")
+  })
+
+  it("serves a readable reference page and its assets locally", async () => {
+    const page = await fetch(`${server.url}/docs`)
+    expect(page.headers.get("content-type")).toMatch(/text\/html/)
+    const html = await page.text()
+    expect(html).toContain("/api/v1/public/openapi.json")
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/)
+    const bundle = await fetch(`${server.url}/docs/assets/swagger-ui-bundle.js`)
+    expect(bundle.status).toBe(200)
+    expect((await bundle.text()).length).toBeGreaterThan(100_000)
+    const traversal = await fetch(`${server.url}/docs/assets/..%2Fpackage.json`)
+    expect(traversal.status).toBe(404)
+  })
+})
+
+describe("clients", () => {
+  it("creates (201), lists newest first with paging and search, and gets one", async () => {
+    const tenant = await createTenant(server)
+    const created = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      body: { nome: "Ana Paula", email: "Ana.Paula@Example.com", telefone: "(11) 98765-4321", cpf: "529.982.247-25" }
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({
+      nome: "Ana Paula",
+      email: "ana.paula@example.com",
+      telefone: "+5511987654321",
+      cpf: "52998224725",
+      pontos: 0
+    })
+    for (const nome of ["Bruno", "Carla", "Diego"]) await createClient(server, tenant, { nome })
+    const page = await call(server, "/api/v1/public/clients?per_page=2", { key: tenant.key })
+    expect(page.body).toMatchObject({ total: 4, page: 1, pages: 2, per_page: 2 })
+    expect(page.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Diego", "Carla"])
+    const page2 = await call(server, "/api/v1/public/clients?per_page=2&page=2&sort=nome", { key: tenant.key })
+    expect(page2.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Carla", "Diego"])
+    for (const search of ["ana", "EXAMPLE.com", "98765", "529982"]) {
+      const found = await call(server, `/api/v1/public/clients?search=${encodeURIComponent(search)}`, { key: tenant.key })
+      expect(found.body.data.map((c: { nome: string }) => c.nome), search).toEqual(["Ana Paula"])
+    }
+    const literal = await call(server, "/api/v1/public/clients?search=%25", { key: tenant.key })
+    expect(literal.body.total).toBe(0)
+    const one = await call(server, `/api/v1/public/clients/${created.body.id}`, { key: tenant.key })
+    expect(one.body).toEqual(created.body)
+  })
+
+  it("refuses a duplicate email or CPF in the same empresa with 409 CLIENT_EXISTS", async () => {
+    const tenant = await createTenant(server)
+    await createClient(server, tenant, { email: "dup@example.com", cpf: "52998224725" })
+    const byEmail = await call(server, "/api/v1/public/clients", { key: tenant.key, body: { nome: "Y", email: "DUP@example.com" } })
+    expect(byEmail.status).toBe(409)
+    expect(byEmail.body.detail).toEqual({ code: "CLIENT_EXISTS", message: expect.any(String) })
+    const byCpf = await call(server, "/api/v1/public/clients", { key: tenant.key, body: { nome: "Z", cpf: "52998224725" } })
+    expect(byCpf.status).toBe(409)
+    // The same person may be a client of another empresa.
+    const other = await createTenant(server)
+    const elsewhere = await call(server, "/api/v1/public/clients", { key: other.key, body: { nome: "Y", email: "dup@example.com" } })
+    expect(elsewhere.status).toBe(201)
+  })
+})
+
+describe("platform administration", () => {
+  it("creates, reads and updates empresas; refuses duplicates and unknown ids", async () => {
+    const created = await call(server, "/api/v1/internal/empresas", {
+      key: server.adminKey,
+      body: { name: "Padaria Boa", id_name: "padaria-boa", cnpj: "11.222.333/0001-81", settings: { timezone: "America/Manaus" } }
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({ id_name: "padaria-boa", cnpj: "11222333000181", plan: "free", api_access: true })
+    const dup = await call(server, "/api/v1/internal/empresas", { key: server.adminKey, body: { name: "Other", id_name: "padaria-boa" } })
+    expect(dup.status).toBe(409)
+    expect(dup.body.detail.code).toBe("ID_NAME_TAKEN")
+    const patched = await call(server, `/api/v1/internal/empresas/${created.body.id}`, {
+      method: "PATCH",
+      key: server.adminKey,
+      body: { plan: "pro", settings: { point_value: 0.1 } }
+    })
+    expect(patched.body).toMatchObject({ plan: "pro", settings: { timezone: "America/Manaus", point_value: 0.1 } })
+    const missing = await call(server, "/api/v1/internal/empresas/00000000-0000-4000-8000-000000000000", { key: server.adminKey })
+    expect(missing.status).toBe(404)
+    const invalid = await call(server, "/api/v1/internal/empresas", {
+      key: server.adminKey,
+      body: { name: "X", id_name: "Bad Slug", cnpj: "123", settings: { timezone: "Mars/Base", colour: "red" } }
+    })
+    expect(invalid.status).toBe(422)
+    const locs = invalid.body.detail.map((d: { loc: string[] }) => d.loc.join("."))
+    expect(locs).toEqual(expect.arrayContaining(["body.id_name", "body.cnpj", "body.settings.timezone", "body.settings.colour"]))
+  })
+
+  it("shows a key once, stores only its prefix, and lists keys without secrets", async () => {
+    const tenant = await createTenant(server)
+    const created = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, {
+      key: server.adminKey,
+      body: { name: "POS terminal" }
+    })
+    expect(created.status).toBe(201)
+    expect(created.body.key).toMatch(/^fid_[A-Za-z0-9_-]{32}$/)
+    expect(created.body.key.startsWith(created.body.prefix)).toBe(true)
+    expect(created.body.scope).toBe("empresa")
+    const list = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey })
+    expect(list.body).toHaveLength(2)
+    expect(JSON.stringify(list.body)).not.toContain(created.body.key)
+    const unknown = await call(server, "/api/v1/internal/api-keys/00000000-0000-4000-8000-000000000000", {
+      method: "DELETE",
+      key: server.adminKey
+    })
+    expect(unknown.status).toBe(404)
+  })
+
+  it("lets an admin-scope key act on one empresa's company API only when it names it", async () => {
+    const tenant = await createTenant(server)
+    const client = await createClient(server, tenant)
+    const adminKey = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, {
+      key: server.adminKey,
+      body: { name: "support", scope: "admin" }
+    })
+    const unnamed = await call(server, `/api/v1/public/clients/${client.id}`, { key: adminKey.body.key })
+    expect(unnamed.status).toBe(400)
+    const named = await call(server, `/api/v1/public/clients/${client.id}`, {
+      key: adminKey.body.key,
+      headers: { "fidelis-empresa": tenant.empresa.id_name }
+    })
+    expect(named.status).toBe(200)
+    // Company keys cannot use the header to reach another tenant.
+    const other = await createTenant(server)
+    const hop = await call(server, `/api/v1/public/clients/${client.id}`, {
+      key: other.key,
+      headers: { "fidelis-empresa": tenant.empresa.id }
+    })
+    expect(hop.status).toBe(404)
+  })
+})
+
+describe("demo data on first start", () => {
+  it("prints a key once with a curl command that returns the demo clients", async () => {
+    const demo = await startServer({ env: { FIDELIS_DEMO: "1" }, embedded: true })
+    try {
+      const output = await demo.waitForOutput(/curl -s/)
+      const curl = /curl -s (\S+) -H 'X-API-Key: (fid_[A-Za-z0-9_-]+)'/.exec(output)
+      expect(curl, output).not.toBeNull()
+      const res = await fetch(curl![1]!, { headers: { "X-API-Key": curl![2]! } })
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { total: number; data: Array<{ nome: string }> }
+      expect(body.total).toBe(4)
+      expect(body.data.map((c) => c.nome)).toContain("Ana Souza")
+    } finally {
+      await demo.stop()
+    }
+  })
+})

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { fileURLToPath } from "node:url"
+import { createRealDatabase, realServerUrl, type TestDatabase } from "./database.js"
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
+
+export interface TestServer {
+  readonly url: string
+  readonly adminKey: string
+  /** Everything the process printed so far. */
+  output(): string
+  /** Resolves with the output once it matches, e.g. a banner printed after startup. */
+  waitForOutput(pattern: RegExp, ms?: number): Promise<string>
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  readonly env?: Record<string, string>
+  /** Share an existing database (two processes on one database); otherwise each server gets its own. */
+  readonly databaseUrl?: string
+  /** Force the embedded database even when TEST_DATABASE_URL is set (first-start behaviour). */
+  readonly embedded?: boolean
+}
+
+const waitForExit = (child: ChildProcess, ms: number) =>
+  new Promise<boolean>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(true)
+    const timer = setTimeout(() => resolve(false), ms)
+    child.once("exit", () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
+
+/**
+ * Starts the real server (`apps/server/src/main.ts`) as a child process on a free port, on a
+ * throwaway database: in-memory PGlite, or a fresh database on TEST_DATABASE_URL's server.
+ */
+export const startServer = async (options: StartOptions = {}): Promise<TestServer> => {
+  const adminKey = `test-admin-${randomBytes(16).toString("hex")}`
+  let database: TestDatabase | undefined
+  let databaseUrl = options.databaseUrl
+  if (databaseUrl === undefined && !options.embedded && realServerUrl() !== undefined) {
+    database = await createRealDatabase(realServerUrl()!)
+    databaseUrl = database.url
+  }
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      NODE_ENV: "production",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      FIDELIS_DEMO: "0",
+      FIDELIS_ADMIN_KEY: adminKey,
+      ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : { FIDELIS_DATA_DIR: "memory://" }),
+      ...options.env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), 90_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      for (const line of output.split("\n")) {
+        if (!line.startsWith("{")) continue
+        try {
+          const entry = JSON.parse(line) as { message?: string; url?: string }
+          if (entry.message === "listening" && entry.url) {
+            clearTimeout(timer)
+            resolve(entry.url)
+          }
+        } catch {
+          // a partial line; the rest arrives with the next chunk
+        }
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code} before listening:\n${output}`))
+    })
+  })
+  return {
+    url,
+    adminKey,
+    output: () => output,
+    waitForOutput: async (pattern, ms = 10_000) => {
+      const deadline = Date.now() + ms
+      while (!pattern.test(output)) {
+        if (Date.now() > deadline) throw new Error(`output never matched ${pattern}:\n${output}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      return output
+    },
+    stop: async () => {
+      child.kill("SIGTERM")
+      if (!(await waitForExit(child, 15_000))) {
+        child.kill("SIGKILL")
+        await waitForExit(child, 5_000)
+      }
+      await database?.drop()
+    }
+  }
+}
+export { createTenant } from "./http.js"
