@@ -99,8 +99,8 @@ describe("company API authentication (spec section 5, 7.1)", () => {
  * Waits out the end of a minute so a burst lands in one fixed window; returns how many requests
  * of the window the probe already used.
  */
-const startOfFreshWindow = async (server: TestServer, key: string) => {
-  const probe = await call(server, "/api/v1/public/clients", { key })
+const startOfFreshWindow = async (target: TestServer, key: string) => {
+  const probe = await call(target, "/api/v1/public/clients", { key })
   const secondsLeft = Number(probe.headers.get("x-ratelimit-reset")) - Date.now() / 1000
   if (secondsLeft > 20) return 1
   await new Promise((r) => setTimeout(r, (secondsLeft + 1) * 1000))

@@ -130,7 +130,7 @@ describe("concurrency", () => {
     expect(statuses).toContain(200)
     const transactionIds = new Set(results.filter((r) => r.status === 200).map((r) => r.body.transaction_id))
     expect(transactionIds.size).toBe(1)
-    for (const r of results.filter((r) => r.status === 409)) expect(r.body.detail.code).toBe("IDEMPOTENCY_IN_FLIGHT")
+    for (const refused of results.filter((r) => r.status === 409)) expect(refused.body.detail.code).toBe("IDEMPOTENCY_IN_FLIGHT")
     expect(await balanceOf(tenant.key, client.id)).toBe(30)
   })
 })

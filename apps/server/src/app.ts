@@ -35,10 +35,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
  * The HTTP surface: every adapter mounted on one h3 app, wrapped so each request gets an id (the
  * caller's X-Request-Id when it is sane), echoed back and written to the access log.
  */
-export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
-  const onInternalError = (requestId: string) => (error: unknown) =>
-    log("error", "request failed", { request_id: requestId, error: String(error), cause: String((error as Error).cause) })
+const onInternalError = (requestId: string) => (error: unknown) =>
+  log("error", "request failed", { request_id: requestId, error: String(error), cause: String((error as Error).cause) })
 
+export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
   const publicRest = createRestHandler({ runtime, router: publicApiRouter, endpoint: PUBLIC_BASE })
   const internalRest = createRestHandler({ runtime, router: internalApiRouter, endpoint: INTERNAL_BASE })
   const mcp = createMcpHandler({ runtime, allowedOrigins })

@@ -59,6 +59,8 @@ const issueType = (issue: ZodError["issues"][number]): string => {
   }
 }
 
+const keyOf = (k: PropertyKey): string | number => (typeof k === "number" ? k : String(k))
+
 const pathParamsOf = (path: string): ReadonlySet<string> =>
   new Set([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string))
 
@@ -72,7 +74,6 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
   const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
   const rootOf = (field: PropertyKey | undefined) =>
     typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body"
-  const keyOf = (k: PropertyKey): string | number => (typeof k === "number" ? k : String(k))
   return error.issues.flatMap((issue): ValidationIssue[] => {
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({

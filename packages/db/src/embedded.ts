@@ -63,15 +63,15 @@ export const startEmbedded = (dataDir: string) =>
     if (!inMemory) yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.promise(() => PGlite.create(inMemory ? undefined : join(resolve(dataDir), "pg"))),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+      (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore)
     )
     const server = yield* Effect.acquireRelease(
       Effect.promise(async () => {
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
-        await server.start()
-        return server
+        const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+        await socket.start()
+        return socket
       }),
-      (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+      (socket) => Effect.promise(() => socket.stop()).pipe(Effect.ignore)
     )
     const [host, port] = server.getServerConn().split(":")
     return { host: host ?? "127.0.0.1", port: Number(port) }

@@ -68,7 +68,7 @@ const problem = (description: string, schema = "Problem", headers?: Json) => ({
 
 /** The error responses a company-API operation can give (spec section 7.1), in the design's bodies. */
 const errorResponses = (method: string, path: string, isPublic: boolean): Json => ({
-  ...(isPublic ? {} : {
+  ...(!isPublic && {
     "400": problem("X-API-Key and Authorization carry different keys"),
     "401": problem("Missing, malformed, unknown or revoked API key"),
     "403": problem("No API access on this plan, or the key lacks the scope")
@@ -100,7 +100,7 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
     }
   }) as unknown as Json & { paths: Record<string, Record<string, Json>>; components?: Json }
 
-  const schemas = { ...((doc.components?.["schemas"] as Json | undefined) ?? {}) }
+  const schemas: Json = { ...(doc.components?.["schemas"] as Json | undefined) }
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name]
   doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas } }
 

@@ -4,8 +4,7 @@ import { Cnpj } from "../documents.js"
 
 const isTimeZone = (tz: string) => {
   try {
-    new Intl.DateTimeFormat("en", { timeZone: tz })
-    return true
+    return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone.length > 0
   } catch {
     return false
   }

@@ -12,7 +12,7 @@ const canonical = (value: unknown): unknown =>
       ? Object.fromEntries(
           Object.entries(value as Record<string, unknown>)
             .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .toSorted(([a], [b]) => (a < b ? -1 : 1))
             .map(([k, v]) => [k, canonical(v)])
         )
       : value
