@@ -1,0 +1,90 @@
+import { createCallerFactory, appRouter, problemOf, type Problem, type RequestContext, type ValidationIssue } from "@fidelis/core"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { getTRPCErrorFromUnknown } from "@trpc/server"
+import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
+
+/** `_meta` key telling the assistant a result repeats a stored one (REST's `Idempotent-Replayed`). */
+const REPLAYED_META = "fidelis/idempotent-replayed"
+
+/** Statuses that describe this one call, so the assistant can fix its arguments and carry on. */
+const TOOL_ERROR_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422])
+
+/** What a call produced: a tool result, or a refusal only the HTTP status can carry. */
+export type CallOutcome =
+  | { readonly kind: "result"; readonly result: CallToolResult }
+  | { readonly kind: "http"; readonly problem: Problem; readonly cause: unknown }
+
+const createCaller = createCallerFactory(appRouter)
+
+type Invoke = (input: unknown) => Promise<unknown>
+
+/** Walks tRPC's caller proxy down a dotted path, so middleware and validation are REST's own. */
+const invokerAt = (ctx: RequestContext, path: string): Invoke =>
+  path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx)) as Invoke
+
+const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
+
+/**
+ * REST roots a validation `loc` where the field travelled (body, query, path); an assistant only
+ * knows argument names, and the idempotency header is an argument here.
+ */
+const argumentOf = (loc: ValidationIssue["loc"]): string => {
+  const [root, ...rest] = loc
+  if (root === "header") return IDEMPOTENCY_ARGUMENT
+  return rest.length > 0 ? rest.join(".") : "arguments"
+}
+
+const messageOf = ({ status, body: { detail } }: Problem): string => {
+  if (status === 422 && Array.isArray(detail)) {
+    const issues = (detail as ValidationIssue[]).map((issue) => `${argumentOf(issue.loc)}: ${issue.msg} (${issue.type})`)
+    return `Invalid arguments; nothing was changed. ${issues.join("; ")}`
+  }
+  if (status === 409 && typeof detail === "object" && detail !== null && "code" in detail && "message" in detail) {
+    return `Refused (${String(detail.code)}): ${String(detail.message)}`
+  }
+  const text = typeof detail === "string" ? detail : JSON.stringify(detail)
+  return status === 404 ? `Not found: ${text}` : text
+}
+
+/** Splits the MCP-only idempotency argument from the procedure's own input. */
+const splitArguments = (entry: CatalogEntry, args: Record<string, unknown>) => {
+  if (!entry.meta.idempotent || !(IDEMPOTENCY_ARGUMENT in args)) return { input: args, idempotencyKey: undefined }
+  const { [IDEMPOTENCY_ARGUMENT]: idempotencyKey, ...input } = args
+  return { input, idempotencyKey }
+}
+
+/**
+ * Runs one tool through the router with the request's context (same credentials, same memoized
+ * authentication, so it is not counted against the rate limit again).
+ */
+export const callTool = async (
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  requestCtx: RequestContext
+): Promise<CallOutcome> => {
+  const { input, idempotencyKey } = splitArguments(entry, args)
+  if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") {
+    return { kind: "result", result: toolError(`Invalid arguments; nothing was changed. ${IDEMPOTENCY_ARGUMENT}: must be a string`) }
+  }
+  // The key comes only from the arguments: one HTTP request may carry several calls, and a header
+  // would apply to them all. Own response headers, since a replay marker belongs to this call.
+  const ctx: RequestContext = { ...requestCtx, idempotencyKey, resHeaders: new Headers() }
+  try {
+    const value = await invokerAt(ctx, entry.path)(input)
+    const structuredContent = entry.structure?.(value)
+    const replayed = ctx.resHeaders.get("Idempotent-Replayed") === "true"
+    return {
+      kind: "result",
+      result: {
+        content: [{ type: "text", text: JSON.stringify(structuredContent ?? value ?? null) }],
+        ...(structuredContent !== undefined && { structuredContent }),
+        ...(replayed && { _meta: { [REPLAYED_META]: true } })
+      }
+    }
+  } catch (cause) {
+    const problem = problemOf(getTRPCErrorFromUnknown(cause))
+    return TOOL_ERROR_STATUSES.has(problem.status)
+      ? { kind: "result", result: toolError(messageOf(problem)) }
+      : { kind: "http", problem, cause }
+  }
+}

@@ -1,0 +1,122 @@
+import { appRouter, type Principal, type ProcedureMeta } from "@fidelis/core"
+import type { Tool } from "@modelcontextprotocol/sdk/types.js"
+import { z } from "zod"
+
+/** The MCP argument that carries what REST sends as `X-Idempotency-Key`. */
+export const IDEMPOTENCY_ARGUMENT = "idempotency_key"
+
+/** One router procedure as MCP sees it: its listing and what a call needs to reach it. */
+export interface CatalogEntry {
+  readonly tool: Tool
+  /** Dotted router path, e.g. `points.credit`. */
+  readonly path: string
+  readonly meta: ProcedureMeta
+  /** The tool result's `structuredContent` for a procedure result; absent when the output is not structured. */
+  readonly structure: ((result: unknown) => Record<string, unknown>) | undefined
+}
+
+/** The parts of a built procedure derivation reads; `output` exists at runtime but is not in tRPC's types. */
+interface ProcedureDef {
+  readonly type: "query" | "mutation" | "subscription"
+  readonly meta?: ProcedureMeta
+  readonly inputs: ReadonlyArray<unknown>
+  readonly output?: unknown
+}
+
+type ObjectSchema = Tool["inputSchema"]
+
+// draft-7 is what the SDK's own client validates with (Ajv's default) and what McpServer emits.
+const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): ObjectSchema =>
+  z.toJSONSchema(schema, { io, target: "draft-7" }) as ObjectSchema
+
+const inputSchemaOf = (path: string, def: ProcedureDef): ObjectSchema => {
+  const [input, ...more] = def.inputs
+  if (input === undefined) return { type: "object", properties: {} }
+  if (more.length > 0 || !(input instanceof z.ZodObject)) {
+    throw new Error(`Procedure ${path}: an MCP tool needs a single z.object input`)
+  }
+  const schema = toJsonSchema(input, "input")
+  if (!def.meta?.idempotent) return schema
+  if (schema.properties?.[IDEMPOTENCY_ARGUMENT] !== undefined) {
+    throw new Error(`Procedure ${path}: input field ${IDEMPOTENCY_ARGUMENT} clashes with the idempotency argument`)
+  }
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      [IDEMPOTENCY_ARGUMENT]: {
+        type: "string",
+        minLength: 1,
+        maxLength: 255,
+        description:
+          "Makes retries safe: a repeated call with the same key and arguments returns the first result instead of acting again"
+      }
+    }
+  }
+}
+
+/**
+ * structuredContent must be a JSON object, so a list result travels as `{ items }`; the output
+ * schema is derived from the same wrapping so the two cannot drift apart.
+ */
+const outputOf = (def: ProcedureDef): Pick<CatalogEntry, "structure"> & { schema?: ObjectSchema } => {
+  const output = def.output
+  if (output instanceof z.ZodObject) {
+    return { schema: toJsonSchema(output, "output"), structure: (result) => result as Record<string, unknown> }
+  }
+  if (output instanceof z.ZodArray) {
+    return { schema: toJsonSchema(z.object({ items: output }), "output"), structure: (result) => ({ items: result }) }
+  }
+  return { structure: undefined }
+}
+
+const descriptionOf = (meta: ProcedureMeta) =>
+  [meta.openapi?.summary, meta.openapi?.description].filter((part) => part !== undefined).join(". ")
+
+type ToolMeta = NonNullable<ProcedureMeta["tool"]>
+
+const entryOf = (path: string, def: ProcedureDef, meta: ProcedureMeta, toolMeta: ToolMeta): CatalogEntry => {
+  if (def.type === "subscription") throw new Error(`Procedure ${path}: subscriptions cannot be MCP tools`)
+  const { schema: outputSchema, structure } = outputOf(def)
+  const readOnly = toolMeta.readOnly ?? false
+  const tool: Tool = {
+    name: toolMeta.name,
+    ...(meta.openapi?.summary !== undefined && { title: meta.openapi.summary }),
+    description: descriptionOf(meta),
+    inputSchema: inputSchemaOf(path, def),
+    ...(outputSchema !== undefined && { outputSchema }),
+    annotations: {
+      readOnlyHint: readOnly,
+      destructiveHint: toolMeta.destructive ?? false,
+      idempotentHint: readOnly || (meta.idempotent ?? false),
+      openWorldHint: false
+    }
+  }
+  return { tool, path, meta, structure }
+}
+
+/** Every procedure that carries `meta.tool`, in router order. */
+const deriveCatalog = (): ReadonlyArray<CatalogEntry> => {
+  // Typed as the nested record, but at runtime tRPC keeps procedures flat under dotted paths.
+  const { _def: router } = appRouter
+  const procedures = router.procedures as unknown as Record<string, { readonly _def: ProcedureDef }>
+  const entries = Object.entries(procedures).flatMap(([path, { _def: def }]) => {
+    const meta = def.meta
+    return meta?.tool === undefined ? [] : [entryOf(path, def, meta, meta.tool)]
+  })
+  const names = entries.map((entry) => entry.tool.name)
+  const duplicate = names.find((name, i) => names.indexOf(name) !== i)
+  if (duplicate !== undefined) throw new Error(`Two procedures share the MCP tool name ${duplicate}`)
+  return entries
+}
+
+const catalog = deriveCatalog()
+
+/**
+ * The tools a principal may see: a company key gets its empresa's tools, an admin gets all of
+ * them (company tools then need the Fidelis-Empresa header, as on REST).
+ */
+export const catalogFor = (principal: Principal): ReadonlyArray<CatalogEntry> =>
+  principal.kind === "admin"
+    ? catalog
+    : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)

@@ -1,0 +1,80 @@
+import { authenticate, problemOf, requestContextFromHeaders, type CoreRuntime, type Problem } from "@fidelis/core"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { TRPCError } from "@trpc/server"
+import { Effect } from "effect"
+import { createServer, type Escalate } from "./server.js"
+
+export interface McpHandlerOptions {
+  readonly runtime: CoreRuntime
+  /**
+   * Browser origins allowed to call the tool server, compared exactly. Requests without an Origin
+   * header (every non-browser MCP client) are always allowed; with no list, no browser origin is.
+   */
+  readonly allowedOrigins?: ReadonlyArray<string>
+}
+
+export type McpHandler = (req: Request, init: { requestId: string }) => Promise<Response>
+
+const json = (status: number, body: unknown, headers: HeadersInit = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } })
+
+/** Transport-level refusals use JSON-RPC's error envelope, as the SDK's own transport does. */
+const jsonRpcError = (status: number, message: string, headers: HeadersInit = {}) =>
+  json(status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null }, headers)
+
+const problemResponse = ({ status, body }: Problem) => json(status, body)
+
+/** Adds core's response headers (rate limit, Retry-After) to whatever the request produced. */
+const withHeaders = (response: Response, extra: Headers): Response => {
+  const headers = new Headers(response.headers)
+  extra.forEach((value, name) => headers.set(name, value))
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+}
+
+/**
+ * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
+ * is authenticated once, before any MCP message is read, so refusals are plain HTTP statuses.
+ */
+export const createMcpHandler = ({ runtime, allowedOrigins = [] }: McpHandlerOptions): McpHandler => {
+  const origins = new Set(allowedOrigins)
+
+  return async (req, { requestId }) => {
+    // Stateless: no server-initiated stream to GET and no session to DELETE.
+    if (req.method !== "POST") return jsonRpcError(405, "Method not allowed", { Allow: "POST" })
+
+    // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed origin.
+    const origin = req.headers.get("origin")
+    if (origin !== null && !origins.has(origin)) return jsonRpcError(403, `Origin ${origin} is not allowed`)
+
+    const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
+    // Memoized on ctx: the tool calls below reuse it instead of counting against the budget again.
+    const authenticated = await authenticate(ctx).then(
+      (principal) => ({ principal }),
+      (error: unknown) => {
+        if (error instanceof TRPCError) return { refused: problemOf(error) }
+        throw error
+      }
+    )
+    if ("refused" in authenticated) return withHeaders(problemResponse(authenticated.refused), ctx.resHeaders)
+
+    let escalated: Parameters<Escalate>[0] | undefined
+    const server = createServer(ctx, authenticated.principal, (outcome) => {
+      escalated ??= outcome
+    })
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    try {
+      await server.connect(transport)
+      const response = await transport.handleRequest(req)
+      if (escalated === undefined) return withHeaders(response, ctx.resHeaders)
+      if (escalated.problem.status >= 500) {
+        await runtime.runPromise(
+          Effect.logError("MCP tool call failed", escalated.cause).pipe(Effect.annotateLogs("request_id", requestId))
+        )
+      }
+      return withHeaders(problemResponse(escalated.problem), ctx.resHeaders)
+    } finally {
+      // Closing the server closes its transport too.
+      await server.close()
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import type { Principal, RequestContext } from "@fidelis/core"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { callTool, type CallOutcome } from "./call.js"
+import { catalogFor, IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
+
+export const SERVER_NAME = "fidelis"
+export const SERVER_VERSION = "0.1.0"
+
+/** Names the caller's tools by area (the procedures' OpenAPI tags), so it stays true as tools are added. */
+const instructionsFor = (tools: ReadonlyArray<CatalogEntry>): string => {
+  const areas = new Map<string, string[]>()
+  for (const { meta, tool } of tools) {
+    const area = meta.openapi?.tags?.[0] ?? "Other"
+    areas.set(area, [...(areas.get(area) ?? []), tool.name])
+  }
+  const lines = [...areas].map(([area, names]) => `- ${area}: ${names.join(", ")}`)
+  return [
+    "Fidelis customer-loyalty platform: clients, points and more for the company that owns the API key.",
+    ...lines,
+    "Ids are UUID strings returned by earlier calls (e.g. list_clients).",
+    `Tools that accept ${IDEMPOTENCY_ARGUMENT} apply once per key: reuse the same key when retrying after a failure.`,
+    "A refused call returns isError with the reason; fix the arguments it names and call again."
+  ].join("\n")
+}
+
+/** A refusal that a tool result cannot carry (401/403/429/5xx); the handler turns it into the HTTP response. */
+export type Escalate = (outcome: Extract<CallOutcome, { kind: "http" }>) => void
+
+/**
+ * One MCP server per HTTP request (stateless mode): it serves the catalog of the principal the
+ * request authenticated as, and runs every call in that request's context.
+ */
+export const createServer = (ctx: RequestContext, principal: Principal, escalate: Escalate): Server => {
+  const tools = catalogFor(principal)
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: {} }, instructions: instructionsFor(tools) }
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((entry) => entry.tool) }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args = {} } = request.params
+    const entry = tools.find((candidate) => candidate.tool.name === name)
+    // Tools outside the caller's catalog are reported as unknown, never as forbidden: no probing.
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+    const outcome = await callTool(entry, args, ctx)
+    if (outcome.kind === "result") return outcome.result
+    escalate(outcome)
+    throw new McpError(ErrorCode.InternalError, "Request refused")
+  })
+  return server
+}

@@ -1,0 +1,349 @@
+import {
+  appRouter,
+  configFromEnv,
+  createCallerFactory,
+  createRequestContext,
+  LOCAL_ADMIN,
+  makeRuntime,
+  type CoreRuntime
+} from "@fidelis/core"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { CallToolResult, InitializeResult, ListToolsResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { LogLevel } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createMcpHandler, SERVER_NAME, type McpHandler } from "../src/index.js"
+
+const ADMIN_KEY = "test-admin-key-0123456789"
+const URL_MCP = "http://localhost/mcp"
+const COMPANY_TOOLS = ["create_client", "credit_points", "get_client", "get_points_balance", "list_clients"]
+const ADMIN_TOOLS = ["create_api_key", "create_empresa", "get_empresa", "list_api_keys", "revoke_api_key", "update_empresa"]
+
+let runtime: CoreRuntime
+let handler: McpHandler
+const createCaller = createCallerFactory(appRouter)
+let admin: ReturnType<typeof createCaller>
+let tenants = 0
+
+beforeAll(async () => {
+  runtime = makeRuntime(configFromEnv({ FIDELIS_DATA_DIR: "memory://", FIDELIS_ADMIN_KEY: ADMIN_KEY }), {
+    logLevel: LogLevel.Warning
+  })
+  handler = createMcpHandler({ runtime, allowedOrigins: ["https://app.fidelis.test"] })
+  admin = createCaller(createRequestContext({ runtime, trustedPrincipal: LOCAL_ADMIN }))
+})
+
+afterAll(async () => {
+  await runtime?.dispose()
+})
+
+const createTenant = async (apiAccess = true) => {
+  const slug = `mcp-tenant-${++tenants}`
+  const empresa = await admin.empresas.create({ name: `Tenant ${tenants}`, id_name: slug, api_access: apiAccess })
+  const { key } = await admin.keys.create({ empresa_id: empresa.id, name: "mcp test" })
+  return { empresa, key }
+}
+
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  handler(
+    new Request(URL_MCP, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body)
+    }),
+    { requestId: crypto.randomUUID() }
+  )
+
+/** A JSON-RPC response, or the `{detail}` body of an HTTP refusal. */
+interface RpcBody<T> {
+  readonly result: T
+  readonly error?: { readonly code: number; readonly message: string }
+  readonly detail?: unknown
+}
+
+let ids = 0
+
+/** One JSON-RPC request as a client sends it; returns the HTTP response and its parsed body. */
+const rpc = async <T = unknown>(
+  key: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+) => {
+  const response = await post(
+    { jsonrpc: "2.0", id: ++ids, method, params },
+    { ...(key !== undefined && { "x-api-key": key }), ...headers }
+  )
+  return { response, body: (await response.json()) as RpcBody<T> }
+}
+
+const listTools = async (key: string) => (await rpc<ListToolsResult>(key, "tools/list")).body.result.tools
+
+const toolNamed = (tools: ReadonlyArray<Tool>, name: string) => {
+  const tool = tools.find((candidate) => candidate.name === name)
+  if (tool === undefined) throw new Error(`tool ${name} not listed`)
+  return tool
+}
+
+/** A tool result whose structured content the test reads field by field. */
+type Result = CallToolResult & { structuredContent?: Record<string, unknown> & { id?: string; balance?: number } }
+
+const callTool = async (key: string, name: string, args: Record<string, unknown>): Promise<Result> => {
+  const { response, body } = await rpc<Result>(key, "tools/call", { name, arguments: args })
+  expect(response.status).toBe(200)
+  return body.result
+}
+
+const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
+
+const newClient = async (key: string, nome = "Maria Silva") => {
+  const id = (await callTool(key, "create_client", { nome })).structuredContent?.id
+  if (id === undefined) throw new Error("create_client returned no id")
+  return { id }
+}
+
+/** The SDK's own client, its HTTP requests answered by the handler in process. */
+const connect = async (key: string) => {
+  const client = new Client({ name: "fidelis-test", version: "1.0.0" })
+  const transport = new StreamableHTTPClientTransport(new URL(URL_MCP), {
+    requestInit: { headers: { "X-API-Key": key } },
+    fetch: (url, init) => handler(new Request(url, init), { requestId: crypto.randomUUID() })
+  })
+  await client.connect(transport)
+  return client
+}
+
+describe("MCP handler: protocol", () => {
+  it("answers initialize with the server info, instructions and the tools capability", async () => {
+    const { key } = await createTenant()
+    const { response, body } = await rpc<InitializeResult>(key, "initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "test", version: "1.0.0" }
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("mcp-session-id")).toBeNull()
+    expect(response.headers.get("x-ratelimit-limit")).toBe("60")
+    expect(body.result).toMatchObject({
+      protocolVersion: "2025-06-18",
+      serverInfo: { name: SERVER_NAME, version: expect.any(String) },
+      capabilities: { tools: {} }
+    })
+    expect(body.result.instructions).toContain("credit_points")
+
+    const initialized = await post({ jsonrpc: "2.0", method: "notifications/initialized" }, { "x-api-key": key })
+    expect(initialized.status).toBe(202)
+  })
+
+  it("GET and DELETE are 405 with Allow: POST (stateless)", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const response = await handler(new Request(URL_MCP, { method }), { requestId: "r" })
+      expect(response.status).toBe(405)
+      expect(response.headers.get("allow")).toBe("POST")
+      expect(await response.json()).toMatchObject({ jsonrpc: "2.0", error: { message: expect.any(String) } })
+    }
+  })
+
+  it("an unknown tool, or one outside the caller's catalog, is a JSON-RPC invalid-params error", async () => {
+    const { key } = await createTenant()
+    for (const name of ["no_such_tool", "create_empresa"]) {
+      const { response, body } = await rpc(key, "tools/call", { name, arguments: {} })
+      expect(response.status).toBe(200)
+      expect(body.error).toMatchObject({ code: -32602, message: expect.stringContaining(name) })
+    }
+  })
+})
+
+describe("MCP handler: catalog", () => {
+  it("a company key lists exactly the five company tools, derived from the router", async () => {
+    const { key } = await createTenant()
+    const tools = await listTools(key)
+    expect(tools.map((t) => t.name).toSorted()).toEqual(COMPANY_TOOLS)
+
+    const credit = toolNamed(tools, "credit_points")
+    expect(credit.description).toContain("Credit points")
+    expect(credit.inputSchema).toMatchObject({
+      type: "object",
+      required: ["client_id", "points"],
+      properties: { points: { type: "integer", minimum: 1 }, idempotency_key: { type: "string", maxLength: 255 } }
+    })
+    expect(credit.outputSchema).toMatchObject({ type: "object", required: expect.arrayContaining(["balance"]) })
+    expect(credit.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false
+    })
+
+    const list = toolNamed(tools, "list_clients")
+    expect(list.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true })
+    expect(list.inputSchema.required ?? []).toEqual([])
+    expect(toolNamed(tools, "create_client").inputSchema.properties).not.toHaveProperty("idempotency_key")
+  })
+
+  it("the admin key also sees the administration tools", async () => {
+    const tools = await listTools(ADMIN_KEY)
+    expect(tools.map((t) => t.name).toSorted()).toEqual([...ADMIN_TOOLS, ...COMPANY_TOOLS].toSorted())
+    const listKeys = toolNamed(tools, "list_api_keys")
+    expect(listKeys.outputSchema).toMatchObject({ type: "object", properties: { items: { type: "array" } } })
+    expect(toolNamed(tools, "revoke_api_key").annotations?.destructiveHint).toBe(true)
+  })
+})
+
+describe("MCP handler: tool calls", () => {
+  it("returns the procedure's result as text and structuredContent", async () => {
+    const { key, empresa } = await createTenant()
+    const client = await newClient(key)
+    const result = await callTool(key, "get_points_balance", { client_id: client.id })
+    expect(result.isError).toBeUndefined()
+    expect(result.structuredContent).toEqual({ client_id: client.id, balance: 0, empresa_id: empresa.id })
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent)
+
+    const page = await callTool(key, "list_clients", {})
+    expect(page.structuredContent).toMatchObject({ total: 1, page: 1, data: [{ id: client.id }] })
+  })
+
+  it("another tenant's client is not found, as a tool error", async () => {
+    const mine = await createTenant()
+    const theirs = await createTenant()
+    const client = await newClient(theirs.key)
+    const result = await callTool(mine.key, "get_client", { client_id: client.id })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/not found/i)
+    expect(result.structuredContent).toBeUndefined()
+  })
+
+  it("invalid arguments are a tool error naming the fields, and change nothing", async () => {
+    const { key } = await createTenant()
+    const client = await newClient(key)
+    const result = await callTool(key, "credit_points", { client_id: client.id, points: 0, bogus: 1 })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toMatch(/Invalid arguments/)
+    expect(textOf(result)).toMatch(/points: .*greater_than_equal/)
+    expect(textOf(result)).toMatch(/bogus: .*extra_forbidden/)
+
+    const longKey = await callTool(key, "credit_points", { client_id: client.id, points: 5, idempotency_key: "k".repeat(256) })
+    expect(longKey.isError).toBe(true)
+    expect(textOf(longKey)).toMatch(/idempotency_key: /)
+
+    const balance = await callTool(key, "get_points_balance", { client_id: client.id })
+    expect(balance.structuredContent?.balance).toBe(0)
+  })
+
+  it("an idempotency_key replays the first credit instead of crediting twice", async () => {
+    const { key } = await createTenant()
+    const client = await newClient(key)
+    const args = { client_id: client.id, points: 50, description: "purchase", idempotency_key: "order-123" }
+    const first = await callTool(key, "credit_points", args)
+    const second = await callTool(key, "credit_points", args)
+    expect(first.structuredContent).toMatchObject({ balance: 50, credited: 50 })
+    expect(second.structuredContent).toEqual(first.structuredContent)
+    expect(first).not.toHaveProperty("_meta")
+    expect(second).toHaveProperty("_meta", { "fidelis/idempotent-replayed": true })
+
+    const without = await callTool(key, "credit_points", { client_id: client.id, points: 50 })
+    expect(without.structuredContent?.balance).toBe(100)
+    const balance = await callTool(key, "get_points_balance", { client_id: client.id })
+    expect(balance.structuredContent?.balance).toBe(100)
+  })
+
+  it("the same idempotency_key with different arguments is a tool error", async () => {
+    const { key } = await createTenant()
+    const client = await newClient(key)
+    await callTool(key, "credit_points", { client_id: client.id, points: 10, idempotency_key: "k-1" })
+    const clash = await callTool(key, "credit_points", { client_id: client.id, points: 20, idempotency_key: "k-1" })
+    expect(clash.isError).toBe(true)
+  })
+
+  it("a batch of calls in one request authenticates (and counts) once", async () => {
+    const { key } = await createTenant()
+    const client = await newClient(key)
+    const before = await rpc(key, "ping")
+    const remaining = Number(before.response.headers.get("x-ratelimit-remaining"))
+    const batch = await post(
+      [1, 2, 3].map((n) => ({
+        jsonrpc: "2.0",
+        id: `b${n}`,
+        method: "tools/call",
+        params: { name: "get_points_balance", arguments: { client_id: client.id } }
+      })),
+      { "x-api-key": key }
+    )
+    expect(batch.status).toBe(200)
+    const results = (await batch.json()) as ReadonlyArray<RpcBody<Result>>
+    expect(results.map((r) => r.result.structuredContent?.balance)).toEqual([0, 0, 0])
+    expect(Number(batch.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1)
+  })
+})
+
+describe("MCP handler: HTTP refusals", () => {
+  it("no key is 401 with a detail body", async () => {
+    const { response, body } = await rpc(undefined, "tools/list")
+    expect(response.status).toBe(401)
+    expect(body).toEqual({ detail: expect.stringContaining("Missing API key") })
+  })
+
+  it("conflicting X-API-Key and Authorization is 400", async () => {
+    const { key } = await createTenant()
+    const other = await createTenant()
+    const { response } = await rpc(key, "tools/list", {}, { authorization: `Bearer ${other.key}` })
+    expect(response.status).toBe(400)
+  })
+
+  it("an empresa without api_access is 403", async () => {
+    const { key } = await createTenant(false)
+    const { response, body } = await rpc(key, "tools/list")
+    expect(response.status).toBe(403)
+    expect(body.detail).toMatch(/API access/)
+  })
+
+  it("an Origin outside the allowed list is 403; a listed one is served", async () => {
+    const { key } = await createTenant()
+    const bad = await rpc(key, "tools/list", {}, { origin: "https://evil.example" })
+    expect(bad.response.status).toBe(403)
+    const good = await rpc(key, "tools/list", {}, { origin: "https://app.fidelis.test" })
+    expect(good.response.status).toBe(200)
+  })
+
+  it("the 61st request in a minute is 429 with Retry-After", async () => {
+    const { key } = await createTenant()
+    // Fixed one-minute windows: start the burst early in a window so it fits in one.
+    const intoWindow = Date.now() % 60_000
+    if (intoWindow > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow))
+    const resets = new Set<string | null>()
+    for (let i = 1; i <= 60; i++) {
+      const { response } = await rpc(key, "ping")
+      expect(response.status).toBe(200)
+      resets.add(response.headers.get("x-ratelimit-reset"))
+    }
+    const { response, body } = await rpc(key, "tools/list")
+    resets.add(response.headers.get("x-ratelimit-reset"))
+    expect(resets.size).toBe(1)
+    expect(response.status).toBe(429)
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect(response.headers.get("x-ratelimit-remaining")).toBe("0")
+    expect(body.detail).toMatch(/Rate limit/)
+  }, 120_000)
+})
+
+describe("MCP handler: with the SDK client", () => {
+  it("lists and calls tools; structured results validate against the advertised output schemas", async () => {
+    const { key, empresa } = await createTenant()
+    const client = await connect(key)
+    expect(client.getServerVersion()?.name).toBe(SERVER_NAME)
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name).toSorted()).toEqual(COMPANY_TOOLS)
+
+    const created = await client.callTool({ name: "create_client", arguments: { nome: "João", cpf: "529.982.247-25" } })
+    const clientId = (created.structuredContent as { id: string }).id
+    const credited = await client.callTool({ name: "credit_points", arguments: { client_id: clientId, points: 7 } })
+    expect(credited.structuredContent).toMatchObject({ balance: 7, empresa_id: empresa.id })
+    await client.close()
+
+    const adminClient = await connect(ADMIN_KEY)
+    await adminClient.listTools()
+    const keys = await adminClient.callTool({ name: "list_api_keys", arguments: { empresa_id: empresa.id } })
+    expect(keys.structuredContent).toMatchObject({ items: [{ empresa_id: empresa.id, scope: "empresa" }] })
+    await adminClient.close()
+  })
+})
