@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
-import { createRealDatabase, realServerUrl, type TestDatabase } from "./database.js"
+import { createRealDatabase, realServerUrl, type TestDatabase } from "@fidelis/db/testing"
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 

@@ -25,11 +25,21 @@ export const isValidCnpj = (cnpj: string): boolean => {
   return d[12] === first && d[13] === second
 }
 
-/** Digits of a Brazilian phone with country code: area code + number, optionally already prefixed by 55. */
+/** A real area code (DDD 11..99, no zero digit) and, for 11 digits, the mobile leading 9. */
+const isNationalNumber = (digits: string) =>
+  /^[1-9][1-9]\d{8}$/.test(digits) || /^[1-9][1-9]9\d{8}$/.test(digits)
+
+/**
+ * Digits of a Brazilian phone with country code: area code + number, optionally already prefixed by
+ * 55. An explicit `+` with another country code is refused rather than read as a Brazilian number.
+ */
 export const normalizeBrazilianPhone = (raw: string): string | undefined => {
   const digits = digitsOnly(raw)
-  if (digits.length === 10 || digits.length === 11) return `55${digits}`
-  if ((digits.length === 12 || digits.length === 13) && digits.startsWith("55")) return digits
+  if (raw.trim().startsWith("+")) {
+    return digits.startsWith("55") && isNationalNumber(digits.slice(2)) ? digits : undefined
+  }
+  if (isNationalNumber(digits)) return `55${digits}`
+  if (digits.startsWith("55") && isNationalNumber(digits.slice(2))) return digits
   return undefined
 }
 

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, InitializeResult, ListToolsResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { LogLevel } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testDatabaseConfig } from "@fidelis/db/testing"
 import { createMcpHandler, SERVER_NAME, type McpHandler } from "../src/index.js"
 
 const ADMIN_KEY = "test-admin-key-0123456789"
@@ -25,16 +26,21 @@ const createCaller = createCallerFactory(appRouter)
 let admin: ReturnType<typeof createCaller>
 let tenants = 0
 
+let database: Awaited<ReturnType<typeof testDatabaseConfig>>
+
 beforeAll(async () => {
-  runtime = makeRuntime(configFromEnv({ FIDELIS_DATA_DIR: "memory://", FIDELIS_ADMIN_KEY: ADMIN_KEY }), {
-    logLevel: LogLevel.Warning
-  })
+  database = await testDatabaseConfig()
+  runtime = makeRuntime(
+    { ...configFromEnv({ FIDELIS_ADMIN_KEY: ADMIN_KEY }), databaseUrl: database.url, dataDir: database.dataDir },
+    { logLevel: LogLevel.Warning }
+  )
   handler = createMcpHandler({ runtime, allowedOrigins: ["https://app.fidelis.test"] })
   admin = createCaller(createRequestContext({ runtime, trustedPrincipal: LOCAL_ADMIN }))
 })
 
 afterAll(async () => {
   await runtime?.dispose()
+  await database?.drop()
 })
 
 const createTenant = async (apiAccess = true) => {

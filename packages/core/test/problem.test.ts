@@ -1,0 +1,64 @@
+import { TRPCError } from "@trpc/server"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { Conflict, NotFound, RateLimited, ValidationFailed } from "../src/errors.js"
+import type { ProcedureMeta } from "../src/meta.js"
+import { problemOf, validationIssues } from "../src/problem.js"
+
+const issuesOf = (schema: z.ZodType, input: unknown, meta: ProcedureMeta) => {
+  const result = schema.safeParse(input)
+  if (result.success) throw new Error("expected a failure")
+  return validationIssues(result.error, meta)
+}
+
+describe("validationIssues", () => {
+  const schema = z.strictObject({
+    client_id: z.uuid(),
+    points: z.number().int().min(1),
+    note: z.string().max(3).optional(),
+    kind: z.enum(["a", "b"]).optional()
+  })
+
+  it("roots each field where it travelled in the REST call", () => {
+    const post: ProcedureMeta = { openapi: { method: "POST", path: "/x/{client_id}" } }
+    const issues = issuesOf(schema, { client_id: "nope", points: 0, note: "long", kind: "c", extra: 1 }, post)
+    expect(issues).toHaveLength(5)
+    expect(issues).toEqual(expect.arrayContaining([
+      { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+      { loc: ["path", "client_id"], msg: expect.any(String), type: "uuid_parsing" },
+      { loc: ["body", "points"], msg: expect.any(String), type: "greater_than_equal" },
+      { loc: ["body", "note"], msg: expect.any(String), type: "string_too_long" },
+      { loc: ["body", "kind"], msg: expect.any(String), type: "enum" }
+    ]))
+    const get: ProcedureMeta = { openapi: { method: "GET", path: "/x" } }
+    expect(issuesOf(schema, { client_id: "4c2b5ab8-3c3d-4d7c-9a53-2f1bce0f8f11" }, get)).toEqual([
+      { loc: ["query", "points"], msg: expect.any(String), type: "missing" }
+    ])
+  })
+})
+
+describe("problemOf", () => {
+  const error = (cause: Error, code: TRPCError["code"]) => new TRPCError({ code, message: cause.message, cause })
+
+  it("gives each refusal its status and the design's body", () => {
+    expect(problemOf(error(new NotFound({ resource: "Client", id: "c1" }), "NOT_FOUND"))).toEqual({
+      status: 404,
+      body: { detail: "Client c1 not found" }
+    })
+    expect(problemOf(error(new Conflict({ code: "CLIENT_EXISTS", message: "dup" }), "CONFLICT"))).toEqual({
+      status: 409,
+      body: { detail: { code: "CLIENT_EXISTS", message: "dup" } }
+    })
+    const issues = [{ loc: ["body", "x"], msg: "bad", type: "value_error" }]
+    expect(problemOf(error(new ValidationFailed({ issues }), "UNPROCESSABLE_CONTENT"))).toEqual({
+      status: 422,
+      body: { detail: issues }
+    })
+    expect(problemOf(error(new RateLimited({ retryAfter: 7 }), "TOO_MANY_REQUESTS")).status).toBe(429)
+  })
+
+  it("never lets an internal message out", () => {
+    const internal = new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: 'relation "secrets" does not exist' })
+    expect(problemOf(internal)).toEqual({ status: 500, body: { detail: "Internal server error" } })
+  })
+})
