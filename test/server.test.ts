@@ -197,6 +197,31 @@ describe("platform administration", () => {
   })
 })
 
+describe("graceful shutdown", () => {
+  it("finishes in-flight requests on SIGTERM, then exits 0", async () => {
+    const doomed = await startServer()
+    const tenant = await createTenant(doomed)
+    const client = await createClient(doomed, tenant)
+    const inFlight = Array.from({ length: 10 }, (_, i) =>
+      call(doomed, "/api/v1/public/points/credit", { key: tenant.key, body: { client_id: client.id, points: i + 1 } })
+    )
+    const settling = Promise.allSettled(inFlight)
+    await new Promise((r) => setTimeout(r, 50))
+    const started = Date.now()
+    const exit = await doomed.stop()
+    const stopMs = Date.now() - started
+    const settled = await settling
+    // Whatever was accepted before the signal completed; nothing was cut off half-way.
+    const answered = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value.status] : []))
+    expect(answered.length).toBeGreaterThan(0)
+    expect(answered.every((status) => status === 200)).toBe(true)
+    expect(exit).toEqual({ code: 0, signal: null })
+    // Idle keep-alive connections do not hold the process until the grace period ends.
+    expect(stopMs, doomed.output()).toBeLessThan(8_000)
+    expect(doomed.output()).toContain('"message":"stopped"')
+  })
+})
+
 describe("demo data on first start", () => {
   it("prints a key once with a curl command that returns the demo clients", async () => {
     const demo = await startServer({ env: { FIDELIS_DEMO: "1" }, embedded: true })

@@ -12,7 +12,8 @@ export interface TestServer {
   output(): string
   /** Resolves with the output once it matches, e.g. a banner printed after startup. */
   waitForOutput(pattern: RegExp, ms?: number): Promise<string>
-  stop(): Promise<void>
+  /** SIGTERM, then SIGKILL if it does not exit in time; resolves with how it exited. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
 export interface StartOptions {
@@ -103,6 +104,7 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
         await waitForExit(child, 5_000)
       }
       await database?.drop()
+      return { code: child.exitCode, signal: child.signalCode }
     }
   }
 }

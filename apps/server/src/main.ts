@@ -69,9 +69,13 @@ const shutdown = (signal: string) => {
   stopping = true
   log("info", "shutting down", { signal })
   stopHousekeeping()
+  // Keep-alive connections become idle as their last response goes out; close each as it does.
+  const reaper = setInterval(() => server.closeIdleConnections(), 50)
   const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceSeconds * 1000)
   force.unref()
   server.close(async () => {
+    clearInterval(reaper)
+    clearTimeout(force)
     await runtime.dispose()
     log("info", "stopped")
     process.exit(0)

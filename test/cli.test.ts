@@ -1,0 +1,88 @@
+import { spawn } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createTenant, ROOT, startServer, type TestServer } from "./support/index.js"
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** The `fidelis` bin in a clean environment (only PATH), so nothing local leaks into remote mode. */
+const fidelis = (args: ReadonlyArray<string>) =>
+  new Promise<Outcome>((resolve, reject) => {
+    const child = spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env["PATH"] ?? "" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once("error", reject)
+    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const json = <T>(outcome: Outcome): T => {
+  expect(outcome.stderr).toBe("")
+  expect(outcome.code).toBe(0)
+  return JSON.parse(outcome.stdout) as T
+}
+
+let server: TestServer
+
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(async () => {
+  await server?.stop()
+})
+
+describe("fidelis against a server (--url)", () => {
+  it("works with a company key: create, credit once per idempotency key, balance, 404", async () => {
+    const tenant = await createTenant(server)
+    const remote = (...args: string[]) => fidelis(["--url", server.url, "--api-key", tenant.key, ...args])
+
+    const client = json<{ id: string }>(await remote("clients", "create", "--nome", "Carla Dias", "--json"))
+    const credit = ["points", "credit", "--client", client.id, "--points", "30", "--idempotency-key", "cli-1", "--json"]
+    const first = json<{ balance: number; credited: number }>(await remote(...credit))
+    expect(first).toMatchObject({ balance: 30, credited: 30 })
+    const replay = await remote(...credit)
+    expect(replay.code).toBe(0)
+    expect(JSON.parse(replay.stdout)).toEqual(first)
+    expect(replay.stderr).toContain("replayed")
+
+    const balance = json<{ balance: number }>(await remote("points", "balance", client.id, "--json"))
+    expect(balance).toEqual({ client_id: client.id, balance: 30, empresa_id: tenant.empresa.id })
+
+    const missing = await remote("clients", "get", "00000000-0000-4000-8000-000000000000")
+    expect(missing.code).toBe(4)
+    expect(missing.stderr).toBe("error: Client 00000000-0000-4000-8000-000000000000 not found (404)\n")
+  })
+
+  it("acts on the empresa --empresa names with the admin key, and refuses without one", async () => {
+    const tenant = await createTenant(server)
+    const admin = (...args: string[]) => fidelis(["--url", server.url, "--api-key", server.adminKey, ...args])
+
+    const created = json<{ id: string }>(await admin("--empresa", tenant.empresa.id_name, "clients", "create", "--nome", "Davi Lima", "--json"))
+    const page = json<{ data: Array<{ id: string }>; total: number }>(
+      await admin("clients", "list", "--empresa", tenant.empresa.id, "--json")
+    )
+    expect(page.data.map((c) => c.id)).toEqual([created.id])
+
+    const unnamed = await admin("clients", "list")
+    expect(unnamed.code).toBe(2)
+    expect(unnamed.stderr.trimEnd().split("\n")).toHaveLength(1)
+
+    const wrongKey = await fidelis(["--url", server.url, "--api-key", tenant.key, "empresas", "get", tenant.empresa.id])
+    expect(wrongKey.code).toBe(3)
+    expect(wrongKey.stderr).toMatch(/^error: .+ \(403\)\n$/)
+  })
+
+  it("says the server cannot be reached with exit 7", async () => {
+    const unreachable = await fidelis(["--url", "http://127.0.0.1:9", "--api-key", "fid_x", "clients", "list"])
+    expect(unreachable.code).toBe(7)
+    expect(unreachable.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/trpc: .+\n$/)
+  })
+})
