@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process"
+import { once } from "node:events"
+import { createServer, type AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTenant, ROOT, startServer, type TestServer } from "./support/index.js"
 
@@ -81,8 +83,15 @@ describe("fidelis against a server (--url)", () => {
   })
 
   it("says the server cannot be reached with exit 7", async () => {
-    const unreachable = await fidelis(["--url", "http://127.0.0.1:9", "--api-key", "fid_x", "clients", "list"])
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer().listen(0, "127.0.0.1")
+    await once(probe, "listening")
+    const { port } = probe.address() as AddressInfo
+    await new Promise((resolve) => probe.close(resolve))
+
+    const url = `http://127.0.0.1:${port}`
+    const unreachable = await fidelis(["--url", url, "--api-key", "fid_x", "clients", "list"])
     expect(unreachable.code).toBe(7)
-    expect(unreachable.stderr).toMatch(/^error: cannot reach http:\/\/127\.0\.0\.1:9\/trpc: .+\n$/)
+    expect(unreachable.stderr).toBe(`error: cannot reach ${url}/trpc: connect ECONNREFUSED 127.0.0.1:${port}\n`)
   })
 })

@@ -1,0 +1,55 @@
+/** How results print: raw JSON for scripts, or tables and key/value lines for people. */
+
+type Row = Readonly<Record<string, unknown>>
+
+interface Page {
+  readonly data: ReadonlyArray<unknown>
+  readonly total: number
+  readonly page: number
+  readonly pages: number
+}
+
+const isRecord = (u: unknown): u is Row => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** Core's paginated shape (`paginated` in core contracts). */
+const isPage = (u: unknown): u is Page =>
+  isRecord(u) &&
+  Array.isArray(u["data"]) &&
+  typeof u["total"] === "number" &&
+  typeof u["page"] === "number" &&
+  typeof u["pages"] === "number"
+
+/** One cell: nested values inline as JSON, absent ones as a dash, never a line break. */
+const cell = (value: unknown): string => {
+  if (value === null || value === undefined) return "-"
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value)
+  return text.replace(/\s*\n\s*/g, " ")
+}
+
+const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths: number[] = []
+  for (const row of rows) row.forEach((text, i) => (widths[i] = Math.max(widths[i] ?? 0, text.length)))
+  return rows.map((row) => row.map((text, i) => (i === row.length - 1 ? text : text.padEnd(widths[i] ?? 0))).join("  ")).join("\n")
+}
+
+const table = (items: ReadonlyArray<unknown>): string => {
+  if (items.length === 0) return "(no results)"
+  if (!items.every(isRecord)) return items.map(cell).join("\n")
+  const columns = [...new Set(items.flatMap((item) => Object.keys(item)))]
+  return aligned([columns, ...items.map((item) => columns.map((column) => cell(item[column])))])
+}
+
+const keyValues = (item: Row): string => aligned(Object.entries(item).map(([key, value]) => [key, cell(value)]))
+
+const human = (value: unknown): string => {
+  if (isPage(value)) {
+    const footer = `page ${value.page}/${Math.max(value.pages, 1)} · ${value.total} total`
+    return `${table(value.data)}\n${footer}`
+  }
+  if (Array.isArray(value)) return table(value)
+  if (isRecord(value)) return keyValues(value)
+  return cell(value)
+}
+
+export const render = (value: unknown, json: boolean): string =>
+  `${json ? JSON.stringify(value ?? null, null, 2) : human(value)}\n`

@@ -1,0 +1,69 @@
+import { appRouter } from "@fidelis/core"
+import type { Command } from "commander"
+import { createCli } from "trpc-cli"
+import { cliRouter } from "./commands.js"
+import { EXIT_CODES_HELP } from "./exit-codes.js"
+import type { Call } from "./transport.js"
+
+export interface ProgramOutput {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+}
+
+/** Long names of the global options; no option derived from a procedure may shadow them. */
+const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "json", "version", "help"])
+
+const DESCRIPTION = [
+  "Fidelis from the command line: every command is a procedure of the platform's API.",
+  "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR (default ./data), as platform admin. With --url it calls that server over HTTP, authenticated by --api-key."
+].join("\n\n")
+
+const EPILOGUE = `
+Examples:
+  fidelis empresas create --name "Padaria Sol" --id-name padaria-sol
+  fidelis clients list --empresa padaria-sol --search ana
+  fidelis points credit --client <id> --points 50 --idempotency-key order-1234
+  fidelis --url https://fidelis.example.com --api-key fid_... points balance <client id> --json
+
+${EXIT_CODES_HELP}`
+
+const walk = (command: Command, visit: (command: Command) => void) => {
+  visit(command)
+  for (const sub of command.commands) walk(sub, visit)
+}
+
+/**
+ * The commander program: trpc-cli's commands for every procedure, plus the global options. Every
+ * command throws instead of exiting, so the caller decides the exit status and closes the
+ * database first.
+ */
+export const buildProgram = (output: ProgramOutput, version: string, run: (call: Call) => Promise<void>): Command => {
+  const cli = createCli({ router: cliRouter(appRouter, run, GLOBAL_OPTIONS), name: "fidelis", version, description: DESCRIPTION })
+  const program = cli.buildProgram({
+    logger: { info: (text) => output.stdout(String(text)), error: (text) => output.stderr(String(text)) },
+    prompts: false
+  }) as Command
+  program
+    .option("--url <url>", "call the Fidelis server at this URL instead of working locally (env: FIDELIS_URL)")
+    .option("--api-key <key>", "API key for --url (env: FIDELIS_API_KEY)")
+    .option(
+      "--empresa <id|slug>",
+      "the empresa a company command acts on, for admins: local mode or an admin key (env: FIDELIS_EMPRESA)"
+    )
+    .option("--json", "print the raw result as JSON, for scripts")
+    // trpc-cli appends the list of subcommands, which the help lists anyway.
+    .description(DESCRIPTION)
+    .addHelpText("after", EPILOGUE)
+  walk(program, (command) => {
+    command
+      .exitOverride()
+      .configureOutput({ writeOut: output.stdout, writeErr: output.stderr, outputError: (text, write) => write(text) })
+      .configureHelp({ ...command.configureHelp(), showGlobalOptions: true })
+      // Errors stay one line; --help is one flag away.
+      .showHelpAfterError(false)
+    // The list of subcommands shows the summary (first paragraph), the command's own help all of it.
+    const [summary] = command.description().split("\n\n")
+    if (summary !== undefined && summary !== command.description()) command.summary(summary)
+  })
+  return program
+}

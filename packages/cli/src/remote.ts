@@ -1,0 +1,87 @@
+import { createFidelisClient } from "@fidelis/core/client"
+import { TRPCClientError } from "@trpc/client"
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server"
+import { CommandFailed, ExitCode, exitCodeOf, problemLine } from "./exit-codes.js"
+import type { Transport } from "./transport.js"
+
+export interface RemoteOptions {
+  readonly url: string
+  readonly apiKey: string | undefined
+  readonly empresa: string | undefined
+  readonly signal: AbortSignal | undefined
+}
+
+/** What core's tRPC error formatter puts in `error.data` (core trpc.ts). */
+interface ErrorData {
+  readonly code?: TRPC_ERROR_CODE_KEY
+  readonly httpStatus?: number
+  readonly detail?: unknown
+}
+
+type Procedure = Record<"query" | "mutate", (input: unknown, options: object) => Promise<unknown>>
+
+/** The typed client is a proxy keyed by router path; the CLI only knows paths as strings. */
+const procedureAt = (client: unknown, path: string): Procedure =>
+  path.split(".").reduce((node, key) => (node as Record<string, unknown>)[key], client) as Procedure
+
+const checkedUrl = (url: string) => {
+  try {
+    return new URL(url).href
+  } catch {
+    throw new CommandFailed(`invalid --url ${JSON.stringify(url)}: expected something like https://fidelis.example.com`, ExitCode.Usage)
+  }
+}
+
+const callFailure = (error: unknown, options: RemoteOptions, response: Response | undefined): CommandFailed => {
+  if (!(error instanceof TRPCClientError)) return new CommandFailed(String(error), ExitCode.Failure)
+  const data = (error.data ?? undefined) as ErrorData | undefined
+  if (data?.code !== undefined) {
+    const status = data.httpStatus
+    let line = problemLine(data.detail, status, error.message)
+    if (data.code === "UNAUTHORIZED" && options.apiKey === undefined) line += "; pass --api-key or set FIDELIS_API_KEY"
+    // A 500 hides its cause; the request id is what finds it in the server's log.
+    const requestId = status !== undefined && status >= 500 ? response?.headers.get("x-request-id") : null
+    if (requestId) line += `, request id ${requestId}`
+    return new CommandFailed(line, exitCodeOf(data.code))
+  }
+  const endpoint = `${options.url.replace(/\/+$/, "")}/trpc`
+  if (response === undefined) {
+    const cause = error.cause
+    const reason = cause?.cause instanceof Error ? cause.cause.message : (cause?.message ?? error.message)
+    return new CommandFailed(`cannot reach ${endpoint}: ${reason}`, ExitCode.Unavailable)
+  }
+  const unavailable = response.status === 502 || response.status === 503 || response.status === 504
+  return new CommandFailed(
+    `unexpected response from ${endpoint} (HTTP ${response.status}); is --url a Fidelis server?`,
+    unavailable ? ExitCode.Unavailable : ExitCode.Failure
+  )
+}
+
+/** Calls a Fidelis server's tRPC endpoint with an API key, through core's own typed client. */
+export const openRemote = (options: RemoteOptions): Transport => {
+  const url = checkedUrl(options.url)
+  return {
+    call: async ({ path, type, input, idempotencyKey }) => {
+      // Kept so success and failure alike can read the response headers the tRPC client hides.
+      let response: Response | undefined
+      const client = createFidelisClient({
+        url,
+        // An empty key reaches the server as no key, which answers with the usual 401.
+        apiKey: options.apiKey ?? "",
+        ...(options.empresa !== undefined && { empresa: options.empresa }),
+        fetch: async (request, init) => (response = await fetch(request, init))
+      })
+      try {
+        const procedure = procedureAt(client, path)
+        const value = await procedure[type === "query" ? "query" : "mutate"](input, {
+          context: { idempotencyKey },
+          signal: options.signal
+        })
+        return { value, headers: response?.headers ?? new Headers() }
+      } catch (error) {
+        throw callFailure(error, options, response)
+      }
+    },
+    close: async () => {}
+  }
+}

@@ -1,0 +1,39 @@
+import { CommanderError, type Command } from "commander"
+import packageJson from "../package.json" with { type: "json" }
+import { CommandFailed, ExitCode } from "./exit-codes.js"
+import { buildProgram } from "./program.js"
+import { createSession, type CliIo, type GlobalOptions } from "./session.js"
+
+/** Prints a failure as one line and says which exit status it earns. */
+const report = (error: unknown, io: CliIo): ExitCode => {
+  // Commander has printed its own message (or the help or version asked for).
+  if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage
+  // trpc-cli hands back what a procedure threw, unwrapped from the mirror router's TRPCError.
+  const failure = error instanceof CommandFailed ? error : undefined
+  io.stderr(`error: ${failure?.message ?? (error instanceof Error ? error.message : String(error))}\n`)
+  return failure?.exitCode ?? ExitCode.Failure
+}
+
+/**
+ * Runs one CLI invocation (`argv` without the node and script paths) and resolves to its exit
+ * status; never exits the process itself, so tests can run it in process.
+ */
+export const runCli = async (argv: ReadonlyArray<string>, io: Partial<CliIo> = {}): Promise<ExitCode> => {
+  const fullIo: CliIo = {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    env: process.env,
+    ...io
+  }
+  // The global options are read once a command runs, after commander has parsed them.
+  const session = createSession(fullIo, () => program.opts<GlobalOptions>())
+  const program: Command = buildProgram(fullIo, packageJson.version, session.run)
+  try {
+    await program.parseAsync([...argv], { from: "user" })
+    return ExitCode.Ok
+  } catch (error) {
+    return report(error, fullIo)
+  } finally {
+    await session.close()
+  }
+}

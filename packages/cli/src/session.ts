@@ -1,0 +1,64 @@
+import { CommandFailed, ExitCode } from "./exit-codes.js"
+import { openLocal } from "./local.js"
+import { render } from "./output.js"
+import { openRemote } from "./remote.js"
+import type { Call, Transport } from "./transport.js"
+
+export interface CliIo {
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  /** Read for the FIDELIS_* defaults and, in local mode, the database configuration. */
+  readonly env: NodeJS.ProcessEnv
+  /** Aborting it (Ctrl-C) interrupts the call in flight. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/** The program's global options as commander parsed them. */
+export interface GlobalOptions {
+  readonly url?: string
+  readonly apiKey?: string
+  readonly empresa?: string
+  readonly json?: boolean
+}
+
+/**
+ * One invocation's connection: opened on the first call (so --help and usage errors never touch
+ * the database), closed once at the end so the process exits promptly.
+ */
+export const createSession = (io: CliIo, options: () => GlobalOptions) => {
+  let transport: Promise<Transport> | undefined
+
+  const open = async (): Promise<Transport> => {
+    const given = options()
+    const url = given.url ?? io.env["FIDELIS_URL"]
+    const apiKey = given.apiKey ?? io.env["FIDELIS_API_KEY"]
+    const empresa = given.empresa ?? io.env["FIDELIS_EMPRESA"]
+    if (url !== undefined && url !== "") return openRemote({ url, apiKey, empresa, signal: io.signal })
+    // A key without a URL means the user believes they are remote; acting on the local data instead
+    // would be a silent surprise.
+    if (given.apiKey !== undefined) {
+      throw new CommandFailed("--api-key needs --url (or FIDELIS_URL); without one the CLI works on the local database", ExitCode.Usage)
+    }
+    return openLocal({ env: io.env, empresa, signal: io.signal })
+  }
+
+  const run = async (call: Call): Promise<void> => {
+    transport ??= open()
+    try {
+      const reply = await (await transport).call(call)
+      if (reply.headers.get("idempotent-replayed") === "true") {
+        io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
+      }
+      io.stdout(render(reply.value, options().json === true))
+    } catch (error) {
+      throw io.signal?.aborted ? new CommandFailed("interrupted", ExitCode.Interrupted) : error
+    }
+  }
+
+  const close = async () => {
+    const opened = await transport?.catch(() => undefined)
+    await opened?.close()
+  }
+
+  return { run, close }
+}
