@@ -37,9 +37,9 @@ describe("validationIssues", () => {
   })
 })
 
-describe("problemOf", () => {
-  const error = (cause: Error, code: TRPCError["code"]) => new TRPCError({ code, message: cause.message, cause })
+const error = (cause: Error, code: TRPCError["code"]) => new TRPCError({ code, message: cause.message, cause })
 
+describe("problemOf", () => {
   it("gives each refusal its status and the design's body", () => {
     expect(problemOf(error(new NotFound({ resource: "Client", id: "c1" }), "NOT_FOUND"))).toEqual({
       status: 404,
