@@ -1,30 +1,8 @@
-import { spawn } from "node:child_process"
 import { once } from "node:events"
 import { createServer, type AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTenant, ROOT, startServer, type TestServer } from "./support/index.js"
-
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** The `fidelis` bin in a clean environment (only PATH), so nothing local leaks into remote mode. */
-const fidelis = (args: ReadonlyArray<string>) =>
-  new Promise<Outcome>((resolve, reject) => {
-    const child = spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env["PATH"] ?? "" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("error", reject)
-    child.once("exit", (code) => resolve({ code, stdout, stderr }))
-  })
+import { fidelis, type Outcome } from "../packages/cli/test/bin.js"
+import { createTenant, startServer, type TestServer } from "./support/index.js"
 
 const json = <T>(outcome: Outcome): T => {
   expect(outcome.stderr).toBe("")
