@@ -38,13 +38,25 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const onInternalError = (requestId: string) => (error: unknown) =>
   log("error", "request failed", { request_id: requestId, error: String(error), cause: String((error as Error).cause) })
 
-export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
-  const publicRest = createRestHandler({ runtime, router: publicApiRouter, endpoint: PUBLIC_BASE })
-  const internalRest = createRestHandler({ runtime, router: internalApiRouter, endpoint: INTERNAL_BASE })
-  const mcp = createMcpHandler({ runtime, allowedOrigins })
+/** The REST base paths: each serves its router's OpenAPI routes and its own OpenAPI document. */
+const restApis = [
+  {
+    base: PUBLIC_BASE,
+    router: publicApiRouter,
+    title: "Fidelis company API",
+    description:
+      "Clients, points, coupons, loyalty cards, rewards, referrals, surveys and metrics of one empresa, authenticated with its API key."
+  },
+  {
+    base: INTERNAL_BASE,
+    router: internalApiRouter,
+    title: "Fidelis platform administration API",
+    description: "Empresas, plans and API keys; needs an admin-scope key."
+  }
+] as const
 
-  let publicDoc: unknown
-  let internalDoc: unknown
+export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
+  const mcp = createMcpHandler({ runtime, allowedOrigins })
 
   const app = new H3()
     .get("/healthz", () => json({ status: "ok" }))
@@ -56,32 +68,20 @@ export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
         return json({ status: "unavailable", detail: "database unreachable" }, 503)
       }
     })
-    .get(`${PUBLIC_BASE}/openapi.json`, () => {
-      publicDoc ??= openApiDocument({
-        router: publicApiRouter,
-        title: "Fidelis company API",
-        description: "Clients, points, coupons, loyalty cards, rewards, referrals, surveys and metrics of one empresa, authenticated with its API key.",
-        baseUrl: PUBLIC_BASE
-      })
-      return json(publicDoc)
-    })
-    .get(`${INTERNAL_BASE}/openapi.json`, () => {
-      internalDoc ??= openApiDocument({
-        router: internalApiRouter,
-        title: "Fidelis platform administration API",
-        description: "Empresas, plans and API keys; needs an admin-scope key.",
-        baseUrl: INTERNAL_BASE
-      })
-      return json(internalDoc)
-    })
     .get("/docs", () => docsPage(`${PUBLIC_BASE}/openapi.json`, "/docs/assets"))
     .get("/docs/assets/:name", (event) => docsAsset(event.context.params?.["name"] ?? ""))
-    .all(`${PUBLIC_BASE}/**`, (event) =>
-      publicRest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
-    )
-    .all(`${INTERNAL_BASE}/**`, (event) =>
-      internalRest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
-    )
+
+  for (const { base, router, title, description } of restApis) {
+    const rest = createRestHandler({ runtime, router, endpoint: base })
+    let document: unknown
+    app
+      .get(`${base}/openapi.json`, () => json((document ??= openApiDocument({ router, title, description, baseUrl: base }))))
+      .all(`${base}/**`, (event) =>
+        rest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
+      )
+  }
+
+  app
     .all("/trpc/**", (event) =>
       fetchRequestHandler({
         endpoint: "/trpc",
