@@ -1,5 +1,14 @@
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import {
+  call,
+  createClient,
+  createRealDatabase,
+  createTenant,
+  realServerUrl,
+  startServer,
+  type TestServer
+} from "./support/index.js"
 
 let server: TestServer
 
@@ -172,5 +181,45 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     const res = await call(server, "/api/v1/public/points/credit", { key: tenant.key, body: "{not json" })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({ detail: expect.any(String) })
+  })
+})
+
+describe("idempotency while the first request is in flight", () => {
+  // PGlite is a single session: transactions serialize, so "in flight" cannot be observed there.
+  it.runIf(realServerUrl() !== undefined)("answers 409 IDEMPOTENCY_IN_FLIGHT and changes nothing", async () => {
+    const database = await createRealDatabase(realServerUrl()!)
+    const own = await startServer({ databaseUrl: database.url })
+    const holder = new pg.Client({ connectionString: database.url })
+    try {
+      const tenant = await createTenant(own)
+      const client = await createClient(own, tenant)
+      // Hold the key's lock from another session, as a first request still running would.
+      await holder.connect()
+      await holder.query("BEGIN")
+      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `${tenant.empresa.id}:credit_points:busy-key`
+      ])
+      const second = await call(own, "/api/v1/public/points/credit", {
+        key: tenant.key,
+        headers: { "x-idempotency-key": "busy-key" },
+        body: { client_id: client.id, points: 10 }
+      })
+      expect(second.status).toBe(409)
+      expect(second.body.detail).toEqual({ code: "IDEMPOTENCY_IN_FLIGHT", message: expect.any(String) })
+      await holder.query("ROLLBACK")
+      const balance = await call(own, `/api/v1/public/points/${client.id}`, { key: tenant.key })
+      expect(balance.body.balance).toBe(0)
+      // Once the first is gone, the key works.
+      const retry = await call(own, "/api/v1/public/points/credit", {
+        key: tenant.key,
+        headers: { "x-idempotency-key": "busy-key" },
+        body: { client_id: client.id, points: 10 }
+      })
+      expect(retry.status).toBe(200)
+    } finally {
+      await holder.end()
+      await own.stop()
+      await database.drop()
+    }
   })
 })
