@@ -18,7 +18,7 @@ const codeOf = async (promise: Promise<unknown>) => {
     (e: unknown) => e
   )
   expect(error).toBeInstanceOf(TRPCClientError)
-  return (error as TRPCClientError<never>).data as { code: string; httpStatus: number; detail: unknown }
+  return (error as TRPCClientError<never>).data as unknown as { code: string; httpStatus: number; detail: unknown }
 }
 
 describe("tRPC at /trpc with the typed client", () => {
