@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTenant, startServer, type TestServer } from "./support/index.js"
+import { COMPANY_TOOLS } from "./support/spec.js"
 
 let server: TestServer
 
@@ -12,7 +13,6 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const COMPANY_TOOLS = ["create_client", "credit_points", "get_client", "get_points_balance", "list_clients"]
 
 /** An MCP client as an assistant host configures it: type http, the key in X-API-Key. */
 const connect = async (key: string) => {

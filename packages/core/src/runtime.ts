@@ -8,17 +8,33 @@ import { Config, type CoreConfig } from "./config.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
 import { Points } from "./points/service.js"
+import * as coupons from "./coupons/layer.js"
+import * as loyalty from "./loyalty/layer.js"
+import * as products from "./products/layer.js"
+import * as quests from "./quests/layer.js"
+import * as referrals from "./referrals/layer.js"
+import * as rewards from "./rewards/layer.js"
+import { Timeline } from "./timeline/service.js"
+
+/** Every domain service; each area contributes its own layer. */
+const domainLayer = Layer.mergeAll(
+  ApiKeys.Default,
+  RateLimiter.Default,
+  Empresas.Default,
+  Clients.Default,
+  Points.Default,
+  Idempotency.Default,
+  Timeline.Default,
+  products.layer,
+  rewards.layer,
+  coupons.layer,
+  loyalty.layer,
+  referrals.layer,
+  quests.layer
+)
 
 /** Every service a procedure's program may use. */
-export type CoreServices =
-  | Config
-  | SqlClient.SqlClient
-  | ApiKeys
-  | RateLimiter
-  | Empresas
-  | Clients
-  | Points
-  | Idempotency
+export type CoreServices = Config | SqlClient.SqlClient | Layer.Layer.Success<typeof domainLayer>
 
 export interface RuntimeOptions {
   /** Log level for core's structured logs; `None` silences them (the CLI). */
@@ -31,17 +47,9 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
     Config.layer(config),
     Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })
   )
-  const services = Layer.mergeAll(
-    ApiKeys.Default,
-    RateLimiter.Default,
-    Empresas.Default,
-    Clients.Default,
-    Points.Default,
-    Idempotency.Default
-  )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
   const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
-  return services.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
+  return domainLayer.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
 }
 
 /** Built once at startup and disposed on shutdown; never per request (design.md section 5). */

@@ -7,6 +7,7 @@ import { RateLimiter } from "./auth/rate-limiter.js"
 import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
+import { Idempotency } from "./idempotency/service.js"
 import { BadRequest, Forbidden, isDomainError, RateLimited, ValidationFailed, trpcCodeOf } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 import { INTERNAL_MESSAGE, problemOf, validationIssues } from "./problem.js"
@@ -144,7 +145,22 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: tr
   return next()
 })
 
-/** Marks a response that repeats a stored one rather than performing the operation again. */
-export const markReplay = (ctx: RequestContext, replayed: boolean) => {
+/**
+ * Runs a company write at most once per X-Idempotency-Key (design.md section 2): the program and
+ * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
+ */
+export const runIdempotent = async <A, E>(
+  ctx: RequestContext & { readonly empresaId: string },
+  operation: string,
+  request: unknown,
+  program: Effect.Effect<A, E, CoreServices>
+): Promise<A> => {
+  const { value, replayed } = await runEffect(
+    ctx,
+    Effect.flatMap(Idempotency, (idempotency) =>
+      idempotency.once({ empresaId: ctx.empresaId, operation, key: ctx.idempotencyKey, request }, program)
+    )
+  )
   if (replayed) ctx.resHeaders.set("Idempotent-Replayed", "true")
+  return value
 }

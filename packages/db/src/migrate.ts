@@ -1,14 +1,28 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Schedule } from "effect"
-import foundation from "./migrations/0001_foundation.js"
+import { readdirSync } from "node:fs"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const table = "fidelis_migrations"
 
-/** Forward-only migrations, in order; ids are never reused or edited once released. */
-const loader = Migrator.fromRecord({
-  "0001_foundation": foundation
-})
+const directory = fileURLToPath(new URL("./migrations/", import.meta.url))
+const FILE = /^(\d{4})_([a-z0-9_]+)\.(?:ts|js)$/
+
+/**
+ * Forward-only migrations: every `NNNN_name.ts` in ./migrations, in id order. A released migration
+ * is never edited; a change is a new file.
+ */
+const loader: Migrator.Loader = Effect.sync(() =>
+  readdirSync(directory)
+    .flatMap((file) => {
+      const match = FILE.exec(file)
+      if (match === null) return []
+      const load = Effect.promise(() => import(pathToFileURL(`${directory}${file}`).href))
+      return [[Number(match[1]), match[2]!, load] as const]
+    })
+    .toSorted(([a], [b]) => a - b)
+)
 
 /**
  * Runs pending migrations. The migrator holds an ACCESS EXCLUSIVE lock on its table for the whole

@@ -1,3 +1,4 @@
+import { clientTimeline } from "../timeline/router.js"
 import { companyProcedure, router, runEffect } from "../trpc.js"
 import { Client, ClientPage, ClientRef, CreateClientInput, ListClientsInput } from "./contracts.js"
 import { Clients } from "./service.js"
@@ -44,5 +45,7 @@ export const clientsRouter = router({
     })
     .input(CreateClientInput)
     .output(Client)
-    .mutation(({ ctx, input }) => runEffect(ctx, Clients.create(ctx.empresaId, input)))
+    .mutation(({ ctx, input }) => runEffect(ctx, Clients.create(ctx.empresaId, input))),
+
+  timeline: clientTimeline
 })

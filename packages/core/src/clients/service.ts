@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
+import { humanCode } from "../codes.js"
 import { digitsOnly, pageOf } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { Client, CreateClientInput, ListClientsInput } from "./contracts.js"
@@ -16,11 +16,6 @@ const ORDER_BY: Record<ListClientsInput["sort"], string> = {
   pontos: "balance ASC, id ASC",
   "-pontos": "balance DESC, id DESC"
 }
-
-/** Unambiguous upper-case alphabet (no 0/O/1/I/L) for codes people read aloud. */
-const CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
-export const humanCode = (length: number) =>
-  [...randomBytes(length)].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join("")
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 

@@ -1,7 +1,5 @@
-import { Effect } from "effect"
 import { ClientRef } from "../clients/contracts.js"
-import { Idempotency } from "../idempotency/service.js"
-import { companyProcedure, idempotentCompanyProcedure, markReplay, router, runEffect } from "../trpc.js"
+import { companyProcedure, idempotentCompanyProcedure, router, runEffect, runIdempotent } from "../trpc.js"
 import { CreditPointsInput, CreditPointsResult, PointsBalance } from "./contracts.js"
 import { Points } from "./service.js"
 
@@ -31,17 +29,5 @@ export const pointsRouter = router({
     })
     .input(CreditPointsInput)
     .output(CreditPointsResult)
-    .mutation(async ({ ctx, input }) => {
-      const { value, replayed } = await runEffect(
-        ctx,
-        Effect.flatMap(Idempotency, (idempotency) =>
-          idempotency.once(
-            { empresaId: ctx.empresaId, operation: "credit_points", key: ctx.idempotencyKey, request: input },
-            Points.credit(ctx.empresaId, input)
-          )
-        )
-      )
-      markReplay(ctx, replayed)
-      return value
-    })
+    .mutation(({ ctx, input }) => runIdempotent(ctx, "credit_points", input, Points.credit(ctx.empresaId, input)))
 })

@@ -1,7 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { NotFound } from "../errors.js"
+import { Conflict, NotFound } from "../errors.js"
+import { recordEvent, type ActivityEvent } from "../timeline/events.js"
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
+
+/** A spend, and the timeline event that tells the client what the points bought. */
+export interface Debit {
+  readonly clientId: string
+  readonly points: number
+  readonly source: string
+  readonly description?: string | undefined
+  readonly event: Pick<ActivityEvent, "type" | "title" | "metadata">
+}
 
 /** Timeline category of a credit, from its declared source; purchases are the default. */
 const eventTypeOf = (source: string | undefined) => {
@@ -32,7 +42,8 @@ export class Points extends Effect.Service<Points>()("core/Points", {
 
     /**
      * Adds to the cached balance, appends the ledger entry and the timeline event in one
-     * statement: the row lock on the client serializes concurrent credits, so none is lost.
+     * statement (the hot path: one round trip): the row lock on the client serializes concurrent
+     * credits, so none is lost.
      */
     const credit = Effect.fn("Points.credit")(function* (empresaId: string, input: CreditPointsInput) {
       const type = eventTypeOf(input.source)
@@ -61,6 +72,44 @@ export class Points extends Effect.Service<Points>()("core/Points", {
       return row
     })
 
-    return { balance, credit } as const
+    /**
+     * Spends points with a conditional update (`balance >= points`), never read-then-write, so
+     * concurrent spends can never take the balance below zero. Call it inside the transaction of
+     * what the points buy; a refusal is `INSUFFICIENT_POINTS`.
+     */
+    const debit = Effect.fn("Points.debit")(function* (empresaId: string, debit: Debit) {
+      const [row] = yield* sql<{ balance: number; transaction_id: string }>`
+        WITH c AS (
+          UPDATE clients
+          SET balance = balance - ${debit.points}, total_spent = total_spent + ${debit.points}, updated_at = now()
+          WHERE empresa_id = ${empresaId} AND id = ${debit.clientId} AND balance >= ${debit.points}
+          RETURNING id, balance
+        ), ledger AS (
+          INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
+          SELECT ${empresaId}, c.id, 'spend', ${-debit.points}, c.balance, ${debit.source}, ${debit.description ?? null}
+          FROM c
+          RETURNING id
+        )
+        SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
+      if (row === undefined) {
+        const current = yield* balance(empresaId, debit.clientId)
+        return yield* new Conflict({
+          code: "INSUFFICIENT_POINTS",
+          message: `The client has ${current.balance} points; this needs ${debit.points}`
+        })
+      }
+      yield* recordEvent({
+        empresaId,
+        clientId: debit.clientId,
+        type: debit.event.type,
+        title: debit.event.title,
+        description: debit.description,
+        points: -debit.points,
+        metadata: { ...debit.event.metadata, transaction_id: row.transaction_id }
+      })
+      return row
+    })
+
+    return { balance, credit, debit } as const
   })
 }) {}

@@ -101,10 +101,11 @@ export default Effect.gen(function* () {
       description  text,
       points       bigint NOT NULL DEFAULT 0,
       metadata     jsonb NOT NULL DEFAULT '{}'::jsonb,
-      created_at   timestamptz NOT NULL DEFAULT now(),
+      created_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (empresa_id, id),
       FOREIGN KEY (empresa_id, client_id) REFERENCES clients (empresa_id, id)
     )`
+  // clock_timestamp(): several events written in one transaction still order as they happened.
   yield* sql`CREATE INDEX activity_events_client_idx ON activity_events (empresa_id, client_id, created_at DESC)`
 
   // The stored response is written in the same transaction as the effect it records.

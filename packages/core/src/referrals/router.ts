@@ -1,0 +1,4 @@
+import { router } from "../trpc.js"
+
+/** Referral campaigns. */
+export const campaignsRouter = router({})
