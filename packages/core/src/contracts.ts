@@ -3,6 +3,12 @@ import { z } from "zod"
 /** Shared wire shapes; each domain's own shapes live in its folder. */
 
 export const Uuid = z.uuid()
+
+/**
+ * A boolean in a request body: JSON true or false only. (trpc-to-openapi coerces body fields, and
+ * `Boolean("false")` would read as true.) In a query string use `z.stringbool()`.
+ */
+export const Flag = z.union([z.literal(true), z.literal(false)])
 export const Timestamp = z.string().describe("ISO 8601 timestamp")
 
 export const PageQuery = {

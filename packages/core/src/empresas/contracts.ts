@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Timestamp, Uuid } from "../contracts.js"
+import { Flag, Timestamp, Uuid } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 
 const isTimeZone = (tz: string) => {
@@ -22,9 +22,6 @@ export const EmpresaSettings = z.strictObject({
   primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c").optional()
 })
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
-
-/** Booleans in bodies accept JSON booleans only (REST coercion would read "false" as true). */
-const Flag = z.union([z.literal(true), z.literal(false)])
 
 const Slug = z
   .string()
