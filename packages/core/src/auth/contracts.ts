@@ -18,6 +18,20 @@ export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>
 
 export const ApiKeyCreated = ApiKeyRecord.extend({
   key: z.string().describe("The key itself. Shown only in this response: store it now.")
+}).meta({
+  examples: [
+    {
+      id: "5d0c8a2e-7b1f-4f3a-9c6d-2e8b4a1f0c3d",
+      empresa_id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
+      name: "POS terminal",
+      scope: "empresa",
+      prefix: "fid_7VrFTvde",
+      created_at: "2026-11-22T10:00:00.000Z",
+      revoked_at: null,
+      last_used_at: null,
+      key: "fid_7VrFTvdelETTsN1_bfPQsLd-hNRyvM9x"
+    }
+  ]
 })
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>
 

@@ -11,6 +11,19 @@ export const Client = z.object({
   pontos: z.number().int().describe("Current points balance"),
   created_at: Timestamp,
   updated_at: Timestamp
+}).meta({
+  examples: [
+    {
+      id: "18e80772-42c3-4276-ae21-37f63b69427a",
+      nome: "Ana Souza",
+      email: "ana.souza@example.com",
+      telefone: "+5511912345678",
+      cpf: "52998224725",
+      pontos: 120,
+      created_at: "2026-11-02T14:03:11.000Z",
+      updated_at: "2026-11-20T09:41:52.000Z"
+    }
+  ]
 })
 export type Client = z.infer<typeof Client>
 

@@ -38,6 +38,20 @@ export const Empresa = z.object({
   settings: z.record(z.string(), z.unknown()),
   created_at: Timestamp,
   updated_at: Timestamp
+}).meta({
+  examples: [
+    {
+      id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
+      name: "Padaria Sol",
+      id_name: "padaria-sol",
+      cnpj: "11222333000181",
+      plan: "pro",
+      api_access: true,
+      settings: { timezone: "America/Sao_Paulo", point_value: 0.05 },
+      created_at: "2026-10-01T12:00:00.000Z",
+      updated_at: "2026-11-20T09:41:52.000Z"
+    }
+  ]
 })
 export type Empresa = z.infer<typeof Empresa>
 

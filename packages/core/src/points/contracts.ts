@@ -5,7 +5,7 @@ export const PointsBalance = z.object({
   client_id: Uuid,
   balance: z.number().int().describe("Points available to spend"),
   empresa_id: Uuid
-})
+}).meta({ examples: [{ client_id: "18e80772-42c3-4276-ae21-37f63b69427a", balance: 120, empresa_id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b" }] })
 
 export const CreditPointsInput = z.strictObject({
   client_id: Uuid,
@@ -24,5 +24,15 @@ export type CreditPointsInput = z.infer<typeof CreditPointsInput>
 export const CreditPointsResult = PointsBalance.extend({
   credited: z.number().int().describe("Points added by this operation"),
   transaction_id: Uuid.describe("Ledger entry of this credit")
+}).meta({
+  examples: [
+    {
+      client_id: "18e80772-42c3-4276-ae21-37f63b69427a",
+      balance: 170,
+      empresa_id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
+      credited: 50,
+      transaction_id: "1e39a610-69fa-4949-9168-6051c019cef0"
+    }
+  ]
 })
 export type CreditPointsResult = z.infer<typeof CreditPointsResult>
