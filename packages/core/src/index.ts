@@ -1,4 +1,5 @@
 export { ApiKeys } from "./auth/keys.js"
+export { Empresas } from "./empresas/service.js"
 export { LOCAL_ADMIN, type Principal } from "./auth/principal.js"
 export { Config, configFromEnv, type CoreConfig } from "./config.js"
 export {

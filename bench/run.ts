@@ -1,0 +1,246 @@
+/**
+ * `npm run bench`: measures each operation against its bare baseline in the same run, on the
+ * embedded PGlite and (when reachable) on PostgreSQL, and prints throughput, p50/p99 and the
+ * ratio. Results are also written to bench/results/<timestamp>.json.
+ *
+ *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10
+ *
+ * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
+ * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
+ */
+import autocannon from "autocannon"
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import pg from "pg"
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: "string", default: "both" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" }
+  }
+})
+const duration = Number(args.duration)
+const connections = Number(args.connections)
+
+interface Proc {
+  readonly port: number
+  readonly child: ChildProcess
+  readonly output: () => string
+}
+
+/** Spawns a TypeScript entry point and waits for its `listening <port>` line (or Fidelis's JSON log). */
+const start = (entry: string, argv: string[], env: Record<string, string>): Promise<Proc> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...argv], {
+      cwd: ROOT,
+      env: { PATH: process.env["PATH"] ?? "", NODE_ENV: "production", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 300_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const port = /listening (\d+)/.exec(output)?.[1] ?? /"message":"listening","url":"http:\/\/[^:]+:(\d+)"/.exec(output)?.[1]
+      if (port) {
+        clearTimeout(timer)
+        resolve({ port: Number(port), child, output: () => output })
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${entry} exited with ${code}:\n${output}`))
+    })
+  })
+
+const stop = (proc: Proc) =>
+  new Promise<void>((resolve) => {
+    if (proc.child.exitCode !== null) return resolve()
+    proc.child.once("exit", () => resolve())
+    proc.child.kill("SIGTERM")
+  })
+
+/** Runs a command to completion, streaming its output (the seeder's progress bars). */
+const run = (entry: string, env: Record<string, string>) =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry], {
+      cwd: ROOT,
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      stdio: ["ignore", "inherit", "inherit"]
+    })
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${entry} exited with ${code}`))))
+  })
+
+interface Database {
+  readonly name: "pglite" | "postgres"
+  readonly url: string
+  close(): Promise<void>
+}
+
+const pglite = async (): Promise<Database> => {
+  const dir = `${ROOT}bench/.data/pglite`
+  mkdirSync(dir, { recursive: true })
+  const host = await start("bench/pglite-host.ts", [dir], {})
+  return { name: "pglite", url: `postgres://postgres@127.0.0.1:${host.port}/postgres`, close: () => stop(host) }
+}
+
+const postgres = async (): Promise<Database | undefined> => {
+  const url = new URL(process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/fidelis_bench")
+  const name = url.pathname.slice(1)
+  const admin = new pg.Client({ connectionString: Object.assign(new URL(url), { pathname: "/postgres" }).toString() })
+  try {
+    await admin.connect()
+  } catch {
+    process.stdout.write(`PostgreSQL at ${url.host} is not reachable: skipped\n`)
+    return undefined
+  }
+  const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
+  if (!rowCount) await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  return { name: "postgres", url: url.toString(), close: async () => undefined }
+}
+
+/** The tenant, its key and a few ids to spread reads over. */
+const prepare = async (url: string) => {
+  await run("bench/seed.ts", { DATABASE_URL: url })
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const { rows: [empresa] } = await client.query<{ id: string }>("SELECT id FROM empresas WHERE id_name = 'bench-large'")
+  const { rows: clients } = await client.query<{ id: string }>(
+    "SELECT id FROM clients WHERE empresa_id = $1 ORDER BY id LIMIT 200",
+    [empresa!.id]
+  )
+  await client.end()
+  return { empresaId: empresa!.id, clientIds: clients.map((c) => c.id) }
+}
+
+/** A fresh company key for this run, through the platform API (shown once). */
+const createKey = async (fidelisUrl: string, adminKey: string, empresaId: string) => {
+  const res = await fetch(`${fidelisUrl}/api/v1/internal/empresas/${empresaId}/api-keys`, {
+    method: "POST",
+    headers: { "x-api-key": adminKey, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench", scope: "empresa" })
+  })
+  return ((await res.json()) as { key: string }).key
+}
+
+interface Scenario {
+  readonly name: string
+  readonly fidelis: (i: number) => { method: "GET" | "POST"; path: string; body?: string; headers?: Record<string, string> }
+  readonly baseline: (i: number) => { method: "GET" | "POST"; path: string; body?: string; headers?: Record<string, string> }
+}
+
+const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
+  const pick = (i: number) => clientIds[i % clientIds.length]!
+  const credit = (i: number) => ({
+    method: "POST" as const,
+    body: JSON.stringify({ client_id: pick(i), points: 5 }),
+    headers: { "content-type": "application/json", "x-idempotency-key": `bench-${process.pid}-${Date.now()}-${i}` }
+  })
+  return [
+    {
+      name: "get_client",
+      fidelis: (i) => ({ method: "GET", path: `/api/v1/public/clients/${pick(i)}` }),
+      baseline: (i) => ({ method: "GET", path: `/clients/${pick(i)}` })
+    },
+    {
+      name: "credit_points",
+      fidelis: (i) => ({ ...credit(i), path: "/api/v1/public/points/credit" }),
+      baseline: (i) => ({ ...credit(i), path: "/points/credit" })
+    },
+    {
+      name: "list_clients?search",
+      fidelis: (i) => ({ method: "GET", path: `/api/v1/public/clients?search=${["ana", "souza 12", "bruno", "lima"][i % 4]}` }),
+      baseline: (i) => ({ method: "GET", path: `/clients?search=${["ana", "souza 12", "bruno", "lima"][i % 4]}` })
+    }
+  ]
+}
+
+interface Measure {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly errors: number
+  readonly non2xx: number
+}
+
+const measure = async (port: number, make: Scenario["fidelis"], headers: Record<string, string>): Promise<Measure> => {
+  let i = 0
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (req) => {
+          const r = make(i++)
+          return { ...req, method: r.method, path: r.path, body: r.body, headers: { ...headers, ...r.headers } }
+        }
+      }
+    ]
+  })
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx
+  }
+}
+
+const benchDatabase = async (db: Database) => {
+  process.stdout.write(`\n== ${db.name}\n`)
+  const { empresaId, clientIds } = await prepare(db.url)
+  const adminKey = `bench-admin-${process.pid}-0123456789`
+  const fidelis = await start("apps/server/src/main.ts", [], {
+    DATABASE_URL: db.url,
+    PORT: "0",
+    FIDELIS_DEMO: "0",
+    FIDELIS_ADMIN_KEY: adminKey,
+    FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000"
+  })
+  const baseline = await start("bench/baseline.ts", [], { DATABASE_URL: db.url, BENCH_EMPRESA_ID: empresaId })
+  const key = await createKey(`http://127.0.0.1:${fidelis.port}`, adminKey, empresaId)
+  const rows = []
+  try {
+    for (const scenario of scenarios(clientIds)) {
+      // Warm both (JIT, connection pools, caches) before measuring.
+      await measure(baseline.port, scenario.baseline, {}).then(() => undefined)
+      const base = await measure(baseline.port, scenario.baseline, {})
+      await measure(fidelis.port, scenario.fidelis, { "x-api-key": key })
+      const ours = await measure(fidelis.port, scenario.fidelis, { "x-api-key": key })
+      const ratio = base.rps > 0 ? ours.rps / base.rps : 0
+      rows.push({ database: db.name, operation: scenario.name, fidelis: ours, baseline: base, ratio })
+      process.stdout.write(
+        `${scenario.name.padEnd(22)} fidelis ${String(ours.rps).padStart(6)} req/s  p50 ${String(ours.p50).padStart(4)} ms  p99 ${String(ours.p99).padStart(4)} ms` +
+          ` | baseline ${String(base.rps).padStart(6)} req/s  p50 ${String(base.p50).padStart(4)} ms  p99 ${String(base.p99).padStart(4)} ms` +
+          ` | ratio ${(ratio * 100).toFixed(0)}%${ours.non2xx + ours.errors > 0 ? `  (${ours.non2xx} non-2xx, ${ours.errors} errors)` : ""}\n`
+      )
+    }
+  } finally {
+    await Promise.all([stop(fidelis), stop(baseline)])
+  }
+  return rows
+}
+
+const selected = args.db === "both" ? ["pglite", "postgres"] : [args.db]
+const results = []
+for (const name of selected) {
+  const db = name === "pglite" ? await pglite() : await postgres()
+  if (db === undefined) continue
+  try {
+    results.push(...(await benchDatabase(db)))
+  } finally {
+    await db.close()
+  }
+}
+mkdirSync(`${ROOT}bench/results`, { recursive: true })
+const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`
+writeFileSync(file, JSON.stringify({ node: process.version, duration, connections, results }, null, 2))
+process.stdout.write(`\nwritten ${file}\n`)
