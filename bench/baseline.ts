@@ -6,14 +6,26 @@
 import { H3 } from "h3"
 import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { openPglite } from "@fidelis/db"
 import pg from "pg"
 import { toNodeHandler } from "srvx/node"
 
-const url = process.env["DATABASE_URL"]
 const empresaId = process.env["BENCH_EMPRESA_ID"]
-if (!url || !empresaId) throw new Error("DATABASE_URL and BENCH_EMPRESA_ID are required")
+const dataDir = process.env["FIDELIS_DATA_DIR"]
+if (!empresaId || (!process.env["DATABASE_URL"] && !dataDir)) {
+  throw new Error("BENCH_EMPRESA_ID and DATABASE_URL or FIDELIS_DATA_DIR are required")
+}
 
-const pool = new pg.Pool({ connectionString: url, max: 10 })
+/** Like the server: a real database through a pool, or its own PGlite over one socket connection. */
+const connect = async () => {
+  if (process.env["DATABASE_URL"]) return new pg.Pool({ connectionString: process.env["DATABASE_URL"], max: 10 })
+  const db = await openPglite(`${dataDir}/pg`)
+  const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+  await socket.start()
+  return new pg.Pool({ connectionString: `postgres://postgres@${socket.getServerConn()}/postgres`, max: 1 })
+}
+const pool = await connect()
 const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } })
 
 const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, created_at, updated_at"

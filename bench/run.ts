@@ -66,28 +66,33 @@ const stop = (proc: Proc) =>
     proc.child.kill("SIGTERM")
   })
 
-/** Runs a command to completion, streaming its output (the seeder's progress bars). */
-const run = (entry: string, env: Record<string, string>) =>
-  new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry], {
+/** Runs a command to completion, its progress on our stderr; resolves with its stdout. */
+const run = (entry: string, argv: string[], env: Record<string, string>) =>
+  new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry, ...argv], {
       cwd: ROOT,
       env: { PATH: process.env["PATH"] ?? "", ...env },
-      stdio: ["ignore", "inherit", "inherit"]
+      stdio: ["ignore", "pipe", "inherit"]
     })
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${entry} exited with ${code}`))))
+    let stdout = ""
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.once("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${entry} exited with ${code}`))))
   })
 
+/**
+ * Where a run's data lives, as environment for each process: PGlite is a persistent embedded data
+ * directory that the server and the baseline open in turn (it has one owner at a time, as in
+ * production); PostgreSQL is a database both reach over the network.
+ */
 interface Database {
   readonly name: "pglite" | "postgres"
-  readonly url: string
-  close(): Promise<void>
+  readonly env: Record<string, string>
 }
 
-const pglite = async (): Promise<Database> => {
+const pglite = (): Database => {
   const dir = `${ROOT}bench/.data/pglite`
   mkdirSync(dir, { recursive: true })
-  const host = await start("bench/pglite-host.ts", [dir], {})
-  return { name: "pglite", url: `postgres://postgres@127.0.0.1:${host.port}/postgres`, close: () => stop(host) }
+  return { name: "pglite", env: { FIDELIS_DATA_DIR: dir } }
 }
 
 const postgres = async (): Promise<Database | undefined> => {
@@ -103,21 +108,7 @@ const postgres = async (): Promise<Database | undefined> => {
   const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
   if (!rowCount) await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
-  return { name: "postgres", url: url.toString(), close: async () => undefined }
-}
-
-/** The tenant, its key and a few ids to spread reads over. */
-const prepare = async (url: string) => {
-  await run("bench/seed.ts", { DATABASE_URL: url })
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  const { rows: [empresa] } = await client.query<{ id: string }>("SELECT id FROM empresas WHERE id_name = 'bench-large'")
-  const { rows: clients } = await client.query<{ id: string }>(
-    "SELECT id FROM clients WHERE empresa_id = $1 ORDER BY id LIMIT 200",
-    [empresa!.id]
-  )
-  await client.end()
-  return { empresaId: empresa!.id, clientIds: clients.map((c) => c.id) }
+  return { name: "postgres", env: { DATABASE_URL: url.toString() } }
 }
 
 /** A fresh company key for this run, through the platform API (shown once). */
@@ -194,51 +185,61 @@ const measure = async (port: number, make: Scenario["fidelis"], headers: Record<
   }
 }
 
+const report = (name: string, m: Measure) =>
+  `${name} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms` +
+  (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "")
+
+/** Measures each scenario on one side, after a warm-up pass of the same length. */
+const measureAll = async (port: number, list: Scenario[], side: "fidelis" | "baseline", headers: Record<string, string>) => {
+  const out = new Map<string, Measure>()
+  for (const scenario of list) {
+    await measure(port, scenario[side], headers)
+    out.set(scenario.name, await measure(port, scenario[side], headers))
+  }
+  return out
+}
+
 const benchDatabase = async (db: Database) => {
   process.stdout.write(`\n== ${db.name}\n`)
-  const { empresaId, clientIds } = await prepare(db.url)
+  const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as { empresaId: string; clientIds: string[] }
+  const list = scenarios(seeded.clientIds)
+
   const adminKey = `bench-admin-${process.pid}-0123456789`
   const fidelis = await start("apps/server/src/main.ts", [], {
-    DATABASE_URL: db.url,
+    ...db.env,
     PORT: "0",
     FIDELIS_DEMO: "0",
     FIDELIS_ADMIN_KEY: adminKey,
     FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000"
   })
-  const baseline = await start("bench/baseline.ts", [], { DATABASE_URL: db.url, BENCH_EMPRESA_ID: empresaId })
-  const key = await createKey(`http://127.0.0.1:${fidelis.port}`, adminKey, empresaId)
-  const rows = []
+  let ours: Map<string, Measure>
   try {
-    for (const scenario of scenarios(clientIds)) {
-      // Warm both (JIT, connection pools, caches) before measuring.
-      await measure(baseline.port, scenario.baseline, {}).then(() => undefined)
-      const base = await measure(baseline.port, scenario.baseline, {})
-      await measure(fidelis.port, scenario.fidelis, { "x-api-key": key })
-      const ours = await measure(fidelis.port, scenario.fidelis, { "x-api-key": key })
-      const ratio = base.rps > 0 ? ours.rps / base.rps : 0
-      rows.push({ database: db.name, operation: scenario.name, fidelis: ours, baseline: base, ratio })
-      process.stdout.write(
-        `${scenario.name.padEnd(22)} fidelis ${String(ours.rps).padStart(6)} req/s  p50 ${String(ours.p50).padStart(4)} ms  p99 ${String(ours.p99).padStart(4)} ms` +
-          ` | baseline ${String(base.rps).padStart(6)} req/s  p50 ${String(base.p50).padStart(4)} ms  p99 ${String(base.p99).padStart(4)} ms` +
-          ` | ratio ${(ratio * 100).toFixed(0)}%${ours.non2xx + ours.errors > 0 ? `  (${ours.non2xx} non-2xx, ${ours.errors} errors)` : ""}\n`
-      )
-    }
+    const key = await createKey(`http://127.0.0.1:${fidelis.port}`, adminKey, seeded.empresaId)
+    ours = await measureAll(fidelis.port, list, "fidelis", { "x-api-key": key })
   } finally {
-    await Promise.all([stop(fidelis), stop(baseline)])
+    await stop(fidelis)
   }
-  return rows
+  const baseline = await start("bench/baseline.ts", [], { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId })
+  let base: Map<string, Measure>
+  try {
+    base = await measureAll(baseline.port, list, "baseline", {})
+  } finally {
+    await stop(baseline)
+  }
+  return list.map(({ name }) => {
+    const f = ours.get(name)!
+    const b = base.get(name)!
+    const ratio = b.rps > 0 ? f.rps / b.rps : 0
+    process.stdout.write(`${name.padEnd(22)} ${report("fidelis", f)} | ${report("baseline", b)} | ratio ${(ratio * 100).toFixed(0)}%\n`)
+    return { database: db.name, operation: name, fidelis: f, baseline: b, ratio }
+  })
 }
 
 const selected = args.db === "both" ? ["pglite", "postgres"] : [args.db]
 const results = []
 for (const name of selected) {
-  const db = name === "pglite" ? await pglite() : await postgres()
-  if (db === undefined) continue
-  try {
-    results.push(...(await benchDatabase(db)))
-  } finally {
-    await db.close()
-  }
+  const db = name === "pglite" ? pglite() : await postgres()
+  if (db !== undefined) results.push(...(await benchDatabase(db)))
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true })
 const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`

@@ -7,7 +7,7 @@
  *   (300,000 stamps and 50,000 survey responses once those areas exist)
  */
 import { SqlClient } from "@effect/sql"
-import { ApiKeys, configFromEnv, Empresas, makeRuntime } from "@fidelis/core"
+import { configFromEnv, Empresas, makeRuntime } from "@fidelis/core"
 import cliProgress from "cli-progress"
 import { Effect, LogLevel } from "effect"
 
@@ -24,7 +24,14 @@ const CHUNK_CLIENTS = 5_000
 
 const progress = (title: string, total: number) => {
   const bar = new cliProgress.SingleBar(
-    { format: `${title.padEnd(16)} {bar} {percentage}% | {value}/{total} | {duration}s`, hideCursor: true, noTTYOutput: true },
+    // Progress goes to stderr so stdout stays machine-readable (`--json`).
+    {
+      format: `${title.padEnd(16)} {bar} {percentage}% | {value}/{total} | {duration}s`,
+      hideCursor: true,
+      stream: process.stderr,
+      noTTYOutput: true,
+      notTTYSchedule: 10_000
+    },
     cliProgress.Presets.shades_classic
   )
   bar.start(total, 0)
@@ -97,7 +104,7 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
       WHERE c.empresa_id = ${empresaId} AND c.id = l.client_id`
   })
 
-/** Creates (or finds) the bench tenant, fills it once, and returns a fresh company key for it. */
+/** Creates (or finds) the bench tenant and fills it once; returns its id and a sample of client ids. */
 export const seedLarge = (size: SeedSize = LARGE) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -118,14 +125,18 @@ export const seedLarge = (size: SeedSize = LARGE) =>
       yield* seedLedger(empresa.id, size)
       yield* sql`ANALYZE`
     }
-    const key = yield* ApiKeys.create(empresa.id, { name: `bench ${new Date().toISOString()}`, scope: "empresa" })
-    return { empresaId: empresa.id, key: key.key }
+    const sample = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
+    return { empresaId: empresa.id, clientIds: sample.map((c) => c.id) }
   })
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const runtime = makeRuntime(configFromEnv(), { logLevel: LogLevel.Warning })
   const started = Date.now()
-  const { empresaId } = await runtime.runPromise(seedLarge())
-  process.stdout.write(`seeded ${BENCH_SLUG} (${empresaId}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  const seeded = await runtime.runPromise(seedLarge())
   await runtime.dispose()
+  if (process.argv.includes("--json")) {
+    process.stdout.write(`${JSON.stringify(seeded)}\n`)
+  } else {
+    process.stdout.write(`${BENCH_SLUG} (${seeded.empresaId}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+  }
 }

@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -53,6 +54,12 @@ const lockDataDir = (dataDir: string) =>
   )
 
 /**
+ * Opens PGlite with the extensions the migrations use; every PGlite the project opens (embedded
+ * server, tests, benchmarks) goes through here so the schema always loads.
+ */
+export const openPglite = (dataDir: string | undefined) => PGlite.create({ dataDir, extensions: { pg_trgm } })
+
+/**
  * Starts PGlite and serves it over the Postgres wire protocol on a private loopback port, so the
  * embedded and real databases share one driver and one SQL dialect. PGlite is a single session:
  * one connection only, or concurrent transactions would interleave.
@@ -62,7 +69,7 @@ export const startEmbedded = (dataDir: string) =>
     const inMemory = dataDir === MEMORY
     if (!inMemory) yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
-      Effect.promise(() => PGlite.create(inMemory ? undefined : join(resolve(dataDir), "pg"))),
+      Effect.promise(() => openPglite(inMemory ? undefined : join(resolve(dataDir), "pg"))),
       (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore)
     )
     const server = yield* Effect.acquireRelease(

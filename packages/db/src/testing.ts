@@ -1,7 +1,7 @@
-import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
+import { openPglite } from "./embedded.js"
 
 /**
  * Test databases for every package's suites. A database for one test file: its own on the real
@@ -44,7 +44,7 @@ export const createRealDatabase = async (baseUrl: string): Promise<TestDatabase>
 export const createSharedDatabase = async (): Promise<TestDatabase> => {
   const real = realServerUrl()
   if (real !== undefined) return createRealDatabase(real)
-  const db = await PGlite.create()
+  const db = await openPglite(undefined)
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 32 })
   await server.start()
   return {

@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { LoyaltyCards } from "./cards.js"
+import { LoyaltyPrograms } from "./programs.js"
 
 /** This area's services, merged into the core runtime. */
-export const layer = Layer.empty
+export const layer = Layer.mergeAll(LoyaltyPrograms.Default, LoyaltyCards.Default)

@@ -122,9 +122,10 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX idempotency_keys_expiry_idx ON idempotency_keys (expires_at)`
 
-  // Fixed one-minute windows; shared by every server process on the database.
+  // Fixed one-minute windows shared by every server process on the database. Unlogged: counters
+  // need no crash safety, and skipping the WAL keeps the per-request upsert cheap.
   yield* sql`
-    CREATE TABLE rate_limit_counters (
+    CREATE UNLOGGED TABLE rate_limit_counters (
       bucket        text NOT NULL,
       window_start  timestamptz NOT NULL,
       count         integer NOT NULL,
