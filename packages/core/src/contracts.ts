@@ -9,6 +9,24 @@ export const Uuid = z.uuid()
  * `Boolean("false")` would read as true.) In a query string use `z.stringbool()`.
  */
 export const Flag = z.union([z.literal(true), z.literal(false)])
+
+/**
+ * A boolean in a query string: `true|false|1|0|yes|no|on|off`, or a JSON boolean (MCP and tRPC
+ * callers send real booleans).
+ */
+export const QueryFlag = z
+  .union([z.boolean(), z.stringbool()], { error: "Use true or false (also 1/0, yes/no, on/off)" })
+  .pipe(z.boolean())
+
+/**
+ * A number in a request body: JSON numbers only. trpc-to-openapi makes every number field of an
+ * input coerce (so "10" would pass as 10 and null as 0); it leaves a pipe alone, and the pipe's
+ * input side keeps every constraint in the OpenAPI and MCP schemas.
+ */
+export const JsonNumber = (schema: z.ZodNumber) => schema.pipe(z.number())
+
+/** Escapes LIKE wildcards so a search term matches literally. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 export const Timestamp = z.string().describe("ISO 8601 timestamp")
 
 export const PageQuery = {

@@ -34,10 +34,17 @@ export const problemOf = (error: TRPCError): Problem => {
   return { status, body: { detail: error.message } }
 }
 
-const issueType = (issue: ZodError["issues"][number]): string => {
+/** The raw value at an issue's path, to tell a missing field from one of the wrong type. */
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>(
+    (node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined),
+    input
+  )
+
+const issueType = (issue: ZodError["issues"][number], input: unknown): string => {
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined ? "missing" : `${issue.expected}_type`
+      return valueAt(input, issue.path) === undefined ? "missing" : `${issue.expected}_type`
     case "too_small":
       if (issue.origin === "string") return "string_too_short"
       if (issue.origin === "array" || issue.origin === "set") return "too_short"
@@ -68,7 +75,7 @@ const pathParamsOf = (path: string): ReadonlySet<string> =>
  * Turns a zod input failure into the spec's validation items, each `loc` rooted where the field
  * travelled in a REST call (`path`, `query` or `body`), read from the procedure's own metadata.
  */
-export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined): ValidationIssue[] => {
+export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
   const openapi = meta?.openapi
   const pathParams = openapi ? pathParamsOf(openapi.path) : new Set<string>()
   const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
@@ -82,7 +89,7 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
         type: "extra_forbidden"
       }))
     }
-    return [{ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue) }]
+    return [{ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) }]
   })
 }
 

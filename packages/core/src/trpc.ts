@@ -58,10 +58,11 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
 }
 
 /** Rewrites zod input failures as the spec's 422, `loc` rooted where each field travelled. */
-const validationAs422 = t.middleware(async ({ meta, next }) => {
+const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
   const result = await next()
   if (!result.ok && result.error.code === "BAD_REQUEST" && result.error.cause instanceof ZodError) {
-    const cause = new ValidationFailed({ issues: validationIssues(result.error.cause, meta) })
+    const input = await getRawInput().catch(() => undefined)
+    const cause = new ValidationFailed({ issues: validationIssues(result.error.cause, meta, input) })
     throw new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
   }
   return result

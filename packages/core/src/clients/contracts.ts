@@ -36,7 +36,7 @@ export const ClientSort = z
 
 export const ListClientsInput = z.strictObject({
   ...PageQuery,
-  search: z.string().trim().max(100).optional().describe("Case-insensitive match on name, email, phone or CPF"),
+  search: z.string().trim().max(100).describe("Case-insensitive match on name, email, phone or CPF").optional(),
   sort: ClientSort
 })
 export type ListClientsInput = z.infer<typeof ListClientsInput>

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
-import { digitsOnly, pageOf } from "../contracts.js"
+import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { Client, CreateClientInput, ListClientsInput } from "./contracts.js"
 
@@ -16,8 +16,6 @@ const ORDER_BY: Record<ListClientsInput["sort"], string> = {
   pontos: "balance ASC, id ASC",
   "-pontos": "balance DESC, id DESC"
 }
-
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export class Clients extends Effect.Service<Clients>()("core/Clients", {
   accessors: true,

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 
 const isTimeZone = (tz: string) => {
@@ -13,10 +13,10 @@ const isTimeZone = (tz: string) => {
 /** Known settings only: a typo in a key is a 422, not a silently ignored value. */
 export const EmpresaSettings = z.strictObject({
   timezone: z.string().refine(isTimeZone, "Unknown IANA time zone").optional().describe("IANA time zone; default America/Sao_Paulo"),
-  point_value: z.number().positive().max(1000).optional().describe("Value in BRL of one point, for points-for-value coupons"),
-  points_per_real: z.number().min(0).max(1000).optional().describe("Points credited per BRL on NFC-e invoices"),
-  coupon_validity_days: z.number().int().min(1).max(3650).optional(),
-  redemption_validity_days: z.number().int().min(1).max(3650).optional(),
+  point_value: JsonNumber(z.number().positive().max(1000)).optional().describe("Value in BRL of one point, for points-for-value coupons"),
+  points_per_real: JsonNumber(z.number().min(0).max(1000)).optional().describe("Points credited per BRL on NFC-e invoices"),
+  coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
+  redemption_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
   logo_url: z.url().max(2048).optional(),
   primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c").optional()

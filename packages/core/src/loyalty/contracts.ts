@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
 
 /** The most stamps a card may need; a goal beyond it is not a stamp card any more. */
 const MAX_STAMPS = 100
@@ -14,12 +14,7 @@ const EXAMPLE = {
 // Programs (card definitions)
 
 const ProgramName = z.string().trim().min(1).max(200).describe("Name of the card, shown to clients")
-const StampsRequired = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_STAMPS)
-  .describe(`Stamps that complete a card, 1 to ${MAX_STAMPS}. A change applies to cards issued afterwards`)
+const StampsRequired = JsonNumber(z.number().int().min(1).max(MAX_STAMPS)).describe(`Stamps that complete a card, 1 to ${MAX_STAMPS}. A change applies to cards issued afterwards`)
 const RewardDescription = z.string().trim().min(1).max(500).describe("What the client gets for a completed card")
 const ImageUrl = z.url({ protocol: /^https?$/ }).max(2048).describe("Card artwork (http or https URL)")
 
@@ -51,7 +46,7 @@ export const LoyaltyProgram = z
 export type LoyaltyProgram = z.infer<typeof LoyaltyProgram>
 
 export const ListProgramsInput = z.strictObject({
-  active: z.stringbool().optional().describe("Only active (true) or inactive (false) programs; all when absent")
+  active: QueryFlag.optional().describe("Only active (true) or inactive (false) programs; all when absent")
 })
 export type ListProgramsInput = z.infer<typeof ListProgramsInput>
 
@@ -134,11 +129,7 @@ export const CardRef = z.strictObject({ card_id: Uuid.describe("Card id (from li
 
 export const StampCardInput = z.strictObject({
   card_id: Uuid.describe("Card id (from list_loyalty_cards), not the program id"),
-  quantity: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_STAMPS)
+  quantity: JsonNumber(z.number().int().min(1).max(MAX_STAMPS))
     .default(1)
     .describe("Stamps to add, default 1; more than the card still needs is refused (409 STAMPS_EXCEED_REMAINING)")
 })

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Uuid } from "../contracts.js"
+import { JsonNumber, Uuid } from "../contracts.js"
 
 export const PointsBalance = z.object({
   client_id: Uuid,
@@ -9,7 +9,7 @@ export const PointsBalance = z.object({
 
 export const CreditPointsInput = z.strictObject({
   client_id: Uuid,
-  points: z.number().int().min(1).max(1_000_000_000).describe("Points to add, a positive integer"),
+  points: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points to add, a positive integer"),
   description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
   source: z
     .string()

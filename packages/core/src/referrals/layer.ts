@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { ReferralCampaigns } from "./campaigns.js"
 
 /** This area's services, merged into the core runtime. */
-export const layer = Layer.empty
+export const layer = Layer.mergeAll(ReferralCampaigns.Default)

@@ -9,11 +9,11 @@ export default Effect.gen(function* () {
     CREATE TABLE products (
       empresa_id   uuid NOT NULL REFERENCES empresas (id),
       id           uuid NOT NULL DEFAULT gen_random_uuid(),
-      name         text NOT NULL,
+      name         text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
       description  text,
       image_url    text,
-      category     text,
-      points_cost  integer NOT NULL CHECK (points_cost >= 0),
+      category     text CHECK (length(category) BETWEEN 1 AND 100),
+      points_cost  integer NOT NULL CHECK (points_cost > 0),
       price        numeric(12, 2) CHECK (price >= 0),
       stock        integer CHECK (stock >= 0),
       active       boolean NOT NULL DEFAULT true,
@@ -40,4 +40,5 @@ export default Effect.gen(function* () {
       FOREIGN KEY (empresa_id, product_id) REFERENCES products (empresa_id, id)
     )`
   yield* sql`CREATE INDEX rewards_listing_idx ON rewards (empresa_id, active, created_at DESC)`
+  yield* sql`CREATE INDEX rewards_product_idx ON rewards (empresa_id, product_id)`
 })

@@ -1,0 +1,92 @@
+import { z } from "zod"
+import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
+
+/** BRL amounts: cents precision, as the numeric(12, 2) columns store them (never silently rounded). */
+export const Money = JsonNumber(z.number().min(0).max(1_000_000_000).multipleOf(0.01))
+
+/** A stock count; null means unlimited. */
+export const Stock = JsonNumber(z.number().int().min(0).max(1_000_000_000))
+
+export const Product = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    image_url: z.string().nullable(),
+    category: z.string().nullable(),
+    points_cost: z.number().int().describe("Points a client spends to get one unit"),
+    price: z.number().nullable().describe("Reference cash price in BRL; null when not set"),
+    stock: z.number().int().nullable().describe("Units left; null means unlimited"),
+    active: z.boolean().describe("Inactive products are hidden from clients and cannot be obtained"),
+    created_at: Timestamp,
+    updated_at: Timestamp
+  })
+  .meta({
+    examples: [
+      {
+        id: "3b0f6a52-4c1e-4a7e-9d55-2f8c1b6e9a01",
+        name: "Café expresso",
+        description: "Expresso duplo, grãos da casa",
+        image_url: "https://cdn.example.com/produtos/expresso.jpg",
+        category: "bebidas",
+        points_cost: 120,
+        price: 8.5,
+        stock: 40,
+        active: true,
+        created_at: "2026-11-22T10:07:04.490Z",
+        updated_at: "2026-11-22T10:07:04.490Z"
+      }
+    ]
+  })
+export type Product = z.infer<typeof Product>
+
+export const ProductList = z.array(Product)
+
+const fields = {
+  name: z.string().trim().min(1).max(200).describe("Display name"),
+  description: z.string().trim().max(2000).describe("Shown to clients"),
+  image_url: z.url({ protocol: /^https?$/ }).max(2048).describe("http(s) URL of the product picture"),
+  category: z.string().trim().min(1).max(100).describe("Free-text category, e.g. bebidas; list_products filters on it"),
+  points_cost: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points a client spends to get one unit, at least 1"),
+  price: Money.describe("Reference cash price in BRL, cents precision"),
+  stock: Stock.describe("Units left; null means unlimited"),
+  active: Flag.describe("Inactive products are hidden from clients and cannot be obtained")
+}
+
+export const CreateProductInput = z.strictObject({
+  name: fields.name,
+  description: fields.description.nullable().optional(),
+  image_url: fields.image_url.nullable().optional(),
+  category: fields.category.nullable().optional(),
+  points_cost: fields.points_cost,
+  price: fields.price.nullable().optional(),
+  stock: fields.stock.nullable().optional().describe("Units available; omit or null for unlimited"),
+  active: fields.active.default(true)
+})
+export type CreateProductInput = z.infer<typeof CreateProductInput>
+
+/** Omitted fields keep their value; null clears a nullable one (stock: null makes it unlimited). */
+export const UpdateProductInput = z.strictObject({
+  product_id: Uuid.describe("Product id"),
+  name: fields.name.optional(),
+  description: fields.description.nullable().optional(),
+  image_url: fields.image_url.nullable().optional(),
+  category: fields.category.nullable().optional(),
+  points_cost: fields.points_cost.optional(),
+  price: fields.price.nullable().optional(),
+  stock: fields.stock.nullable().optional(),
+  active: fields.active.optional()
+})
+export type UpdateProductInput = z.infer<typeof UpdateProductInput>
+
+export const ProductRef = z.strictObject({ product_id: Uuid.describe("Product id") })
+
+export const ListProductsInput = z.strictObject({
+  // Described before optional(): the OpenAPI generator unwraps optional query parameters.
+  category: z.string().trim().min(1).max(100).describe("Only this category (case-insensitive exact match)").optional(),
+  search: z.string().trim().min(1).max(100).describe("Case-insensitive match on name or description").optional(),
+  include_unavailable: QueryFlag
+    .default(false)
+    .describe("Also list inactive and sold-out (stock 0) products: true or false (default false)")
+})
+export type ListProductsInput = z.infer<typeof ListProductsInput>
