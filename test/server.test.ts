@@ -241,3 +241,20 @@ describe("demo data on first start", () => {
     }
   })
 })
+
+describe("request bodies", () => {
+  it("treats a write with no body as an empty object, and a non-JSON body as 415", async () => {
+    const tenant = await createTenant(server)
+    const empty = await fetch(`${server.url}/api/v1/public/points/credit`, { method: "POST", headers: { "x-api-key": tenant.key } })
+    expect(empty.status).toBe(422)
+    const detail = ((await empty.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail
+    expect(detail).toContainEqual(expect.objectContaining({ loc: ["body", "client_id"], type: "missing" }))
+    const text = await fetch(`${server.url}/api/v1/public/points/credit`, {
+      method: "POST",
+      headers: { "x-api-key": tenant.key, "content-type": "text/plain" },
+      body: "points=5"
+    })
+    expect(text.status).toBe(415)
+    expect(await text.json()).toEqual({ detail: expect.any(String) })
+  })
+})

@@ -14,7 +14,7 @@ import type { Call } from "./transport.js"
  * Naming rules, for every procedure alike:
  * - a field `client_id` is the option `--client-id`;
  * - a field `<x>_id` also answers to `--<x>` (`--client`), unless that name is taken;
- * - an input with a single required field also takes it as a positional argument
+ * - the resource its REST path names (or the only field of a one-field input) is also positional
  *   (`clients get <CLIENT_ID>`);
  * - a procedure with `meta.idempotent` gets `--idempotency-key`, sent as X-Idempotency-Key;
  * - a boolean gets `--no-<name>`; a nullable field takes the word `null` to clear it.
@@ -76,11 +76,21 @@ interface Source {
   readonly meta: ProcedureMeta
 }
 
+/**
+ * The field a command also takes as its argument: the resource a REST path names
+ * (`cards stamp <CARD_ID>`, `coupons use <UID>`), or the only field of a one-field input.
+ */
+const positionalOf = (meta: ProcedureMeta, fields: ReadonlyArray<readonly [string, unknown]>, required: ReadonlySet<string>) => {
+  const pathParams = [...(meta.openapi?.path ?? "").matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+  if (pathParams.length === 1 && required.has(pathParams[0]!)) return pathParams[0]
+  return fields.length === 1 && required.has(fields[0]![0]) ? fields[0]![0] : undefined
+}
+
 const deriveCommand = ({ path, type, input, meta }: Source, reserved: ReadonlySet<string>): Derived => {
   const fields = Object.entries((input?.["properties"] ?? {}) as Record<string, JsonSchema>)
   const required = new Set((input?.["required"] ?? []) as string[])
   const taken = new Set([...reserved, ...fields.map(([field]) => kebab(field))])
-  const positional = fields.length === 1 && required.has(fields[0]![0]) ? fields[0]![0] : undefined
+  const positional = positionalOf(meta, fields, required)
 
   const properties: Record<string, JsonSchema> = {}
   const bindings = new Map<string, Binding>()

@@ -19,6 +19,19 @@ export interface RestRequestInit {
 const JSON_TYPE = "application/json"
 
 /**
+ * A write with no body at all (`curl -X POST …/claim`) means "no fields", not a wrong media type:
+ * it travels as `{}`. A body without a JSON content type is still refused with 415.
+ */
+const withImpliedBody = async (req: Request): Promise<Request> => {
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "DELETE") return req
+  if (req.headers.get("content-type") !== null) return req
+  const body = await req.text()
+  const headers = new Headers(req.headers)
+  if (body.trim() === "") headers.set("content-type", JSON_TYPE)
+  return new Request(req.url, { method: req.method, headers, body: body.trim() === "" ? "{}" : body, signal: req.signal })
+}
+
+/**
  * Serves a router's OpenAPI routes with web-standard Request/Response. The library's own error body
  * is replaced by core's problem mapping, and the context's response headers (rate limit, replay
  * marker) are copied onto every response, errors included.
@@ -30,7 +43,8 @@ export const createRestHandler = ({ runtime, router, endpoint }: RestHandlerOpti
     if (status !== undefined) successStatus.set(path, status)
   }
 
-  return async (req: Request, init: RestRequestInit): Promise<Response> => {
+  return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
+    const req = await withImpliedBody(incoming)
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId: init.requestId, signal: req.signal })
     let failure: TRPCError | undefined
     const res = await createOpenApiFetchHandler({
