@@ -72,3 +72,53 @@ describe("get_client_timeline", () => {
     expect(foreign.status).toBe(404)
   })
 })
+
+describe("a client's timeline after a scripted sequence", () => {
+  it("lists exactly the credit, coupon, stamps and claim, newest first, with signs and metadata, paged", async () => {
+    const tenant = await createTenant(server)
+    const client = await createClient(server, tenant)
+    const ok = async (path: string, body: unknown, status = 200) => {
+      const res = await call(server, path, { key: tenant.key, body })
+      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(status)
+      return res.body
+    }
+    await ok("/api/v1/public/points/credit", { client_id: client.id, points: 100, description: "Compra #1" })
+    const coupon = await ok("/api/v1/public/coupons/generate", { client_id: client.id, points: 40 }, 201)
+    const program = await ok(
+      "/api/v1/public/loyalty-cards/programs",
+      { name: "Café", stamps_required: 2, reward_description: "Um café grátis" },
+      201
+    )
+    const card = await ok("/api/v1/public/loyalty-cards", { client_id: client.id, program_id: program.id }, 201)
+    await ok(`/api/v1/public/loyalty-cards/${card.id}/stamp`, {})
+    await ok(`/api/v1/public/loyalty-cards/${card.id}/stamp`, {})
+    await ok(`/api/v1/public/loyalty-cards/${card.id}/claim`, {})
+
+    const timeline = await call(server, `/api/v1/public/clients/${client.id}/timeline`, { key: tenant.key })
+    expect(timeline.body.total).toBe(5)
+    const summary = timeline.body.data.map((e: { type: string; points: number }) => [e.type, e.points])
+    expect(summary).toEqual([
+      ["reward", 0],
+      ["interaction", 0],
+      ["interaction", 0],
+      ["reward", -40],
+      ["purchase", 100]
+    ])
+    const [claim, secondStamp, , spend, credit] = timeline.body.data
+    expect(claim.metadata).toMatchObject({ card_id: card.id, program_name: "Café", reward_description: "Um café grátis" })
+    expect(secondStamp.metadata).toMatchObject({ interaction_type: "loyalty_stamp", card_id: card.id, stamps: 2 })
+    expect(spend.metadata).toMatchObject({ coupon_uid: coupon.uid })
+    expect(credit).toMatchObject({ description: "Compra #1", metadata: { source: null } })
+
+    const pages = []
+    for (let page = 1; page <= 3; page++) {
+      const res = await call(server, `/api/v1/public/clients/${client.id}/timeline?per_page=2&page=${page}`, { key: tenant.key })
+      expect(res.body).toMatchObject({ total: 5, pages: 3, page, per_page: 2 })
+      pages.push(...res.body.data)
+    }
+    expect(pages.map((e: { id: string }) => e.id)).toEqual(timeline.body.data.map((e: { id: string }) => e.id))
+
+    const rewards = await call(server, `/api/v1/public/clients/${client.id}/timeline?category=reward`, { key: tenant.key })
+    expect(rewards.body.data.map((e: { points: number }) => e.points)).toEqual([0, -40])
+  })
+})

@@ -1,8 +1,12 @@
 import { Effect } from "effect"
 import { RateLimiter } from "./auth/rate-limiter.js"
+import { Coupons } from "./coupons/service.js"
 import { Idempotency } from "./idempotency/service.js"
 
-/** Drops expired idempotency records and rate-limit windows; safe to run from every process. */
-export const sweepExpired = Effect.all([RateLimiter.sweep, Idempotency.sweep], { discard: true }).pipe(
+/**
+ * Expires overdue coupons and drops expired idempotency records and rate-limit windows; safe to
+ * run from every process, as each step is an idempotent set-based update.
+ */
+export const sweepExpired = Effect.all([Coupons.sweep, RateLimiter.sweep, Idempotency.sweep], { discard: true }).pipe(
   Effect.withSpan("maintenance.sweep")
 )

@@ -39,7 +39,8 @@ export const createRealDatabase = async (baseUrl: string): Promise<TestDatabase>
 /**
  * A database several server processes can share: a fresh one on the real server when
  * TEST_DATABASE_URL is set, otherwise an in-memory PGlite served over the wire protocol from this
- * process (its socket server serializes transactions across connections).
+ * process. Its socket server serializes transactions across connections but can interleave the
+ * protocol messages of concurrent statements outside them: drive it with sequential requests.
  */
 export const createSharedDatabase = async (): Promise<TestDatabase> => {
   const real = realServerUrl()

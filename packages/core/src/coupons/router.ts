@@ -1,3 +1,87 @@
-import { router } from "../trpc.js"
+import { companyProcedure, idempotentCompanyProcedure, router, runEffect, runIdempotent } from "../trpc.js"
+import { Coupon, CouponPage, CouponRef, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
+import { Coupons } from "./service.js"
 
-export const couponsRouter = router({})
+const tags = ["Coupons"]
+
+export const couponsRouter = router({
+  generate: idempotentCompanyProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: "POST",
+        path: "/coupons/generate",
+        tags,
+        summary: "Generate a coupon",
+        description:
+          "Spends a client's points on a coupon, with exactly one of: `points` (a coupon worth points x the empresa's point_value in BRL; default 0.01 BRL per point) or `product_id` (a coupon for one unit of an active, in-stock product, paid with its points_cost; valor is the product's price). The coupon has an 8-character code (`uid`) and expires after the empresa's coupon_validity_days (default 30). Refusals: 404 unknown client or product; 409 INSUFFICIENT_POINTS, OUT_OF_STOCK or PRODUCT_INACTIVE, and then nothing changes. Send X-Idempotency-Key to make retries safe: the same key and body replay the first response."
+      },
+      tool: { name: "generate_coupon" }
+    })
+    .input(GenerateCouponInput)
+    .output(Coupon)
+    .mutation(({ ctx, input }) => runIdempotent(ctx, "generate_coupon", input, Coupons.generate(ctx.empresaId, input))),
+
+  get: companyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/coupons/{uid}",
+        tags,
+        summary: "Get a coupon",
+        description:
+          "One coupon by its code (case-insensitive): status active, used, expired (past expires_at) or cancelled, its value and deadline."
+      },
+      tool: { name: "get_coupon", readOnly: true }
+    })
+    .input(CouponRef)
+    .output(Coupon)
+    .query(({ ctx, input }) => runEffect(ctx, Coupons.get(ctx.empresaId, input.uid))),
+
+  use: companyProcedure
+    .meta({
+      openapi: {
+        method: "PATCH",
+        path: "/coupons/{uid}/use",
+        tags,
+        summary: "Use a coupon",
+        description:
+          "Marks an active coupon used (when the client redeems it at the store) and returns it in its final state. Using a used coupon again returns it unchanged, so a retry is safe. Refusals: 409 COUPON_EXPIRED or COUPON_CANCELLED."
+      },
+      tool: { name: "use_coupon" }
+    })
+    .input(CouponRef)
+    .output(Coupon)
+    .mutation(({ ctx, input }) => runEffect(ctx, Coupons.redeem(ctx.empresaId, input.uid))),
+
+  cancel: companyProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/coupons/{uid}/cancel",
+        tags,
+        summary: "Cancel a coupon",
+        description:
+          "Cancels an active coupon: its points go back to the client and a product coupon's unit returns to stock. Cancelling a cancelled coupon returns it unchanged. Refusals: 409 COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent)."
+      },
+      tool: { name: "cancel_coupon", adminOnly: true, destructive: true }
+    })
+    .input(CouponRef)
+    .output(Coupon)
+    .mutation(({ ctx, input }) => runEffect(ctx, Coupons.cancel(ctx.empresaId, input.uid))),
+
+  list: companyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/coupons",
+        tags,
+        summary: "List coupons",
+        description: "The empresa's coupons, newest first, paginated; filter by `client_id` and `status`."
+      },
+      tool: { name: "list_coupons", adminOnly: true, readOnly: true }
+    })
+    .input(ListCouponsInput)
+    .output(CouponPage)
+    .query(({ ctx, input }) => runEffect(ctx, Coupons.list(ctx.empresaId, input)))
+})

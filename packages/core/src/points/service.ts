@@ -77,39 +77,70 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * concurrent spends can never take the balance below zero. Call it inside the transaction of
      * what the points buy; a refusal is `INSUFFICIENT_POINTS`.
      */
-    const debit = Effect.fn("Points.debit")(function* (empresaId: string, debit: Debit) {
+    const debit = Effect.fn("Points.debit")(function* (empresaId: string, spend: Debit) {
       const [row] = yield* sql<{ balance: number; transaction_id: string }>`
         WITH c AS (
           UPDATE clients
-          SET balance = balance - ${debit.points}, total_spent = total_spent + ${debit.points}, updated_at = now()
-          WHERE empresa_id = ${empresaId} AND id = ${debit.clientId} AND balance >= ${debit.points}
+          SET balance = balance - ${spend.points}, total_spent = total_spent + ${spend.points}, updated_at = now()
+          WHERE empresa_id = ${empresaId} AND id = ${spend.clientId} AND balance >= ${spend.points}
           RETURNING id, balance
         ), ledger AS (
           INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
-          SELECT ${empresaId}, c.id, 'spend', ${-debit.points}, c.balance, ${debit.source}, ${debit.description ?? null}
+          SELECT ${empresaId}, c.id, 'spend', ${-spend.points}, c.balance, ${spend.source}, ${spend.description ?? null}
           FROM c
           RETURNING id
         )
         SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
       if (row === undefined) {
-        const current = yield* balance(empresaId, debit.clientId)
+        const current = yield* balance(empresaId, spend.clientId)
         return yield* new Conflict({
           code: "INSUFFICIENT_POINTS",
-          message: `The client has ${current.balance} points; this needs ${debit.points}`
+          message: `The client has ${current.balance} points; this needs ${spend.points}`
         })
       }
       yield* recordEvent({
         empresaId,
-        clientId: debit.clientId,
-        type: debit.event.type,
-        title: debit.event.title,
-        description: debit.description,
-        points: -debit.points,
-        metadata: { ...debit.event.metadata, transaction_id: row.transaction_id }
+        clientId: spend.clientId,
+        type: spend.event.type,
+        title: spend.event.title,
+        description: spend.description,
+        points: -spend.points,
+        metadata: { ...spend.event.metadata, transaction_id: row.transaction_id }
       })
       return row
     })
 
-    return { balance, credit, debit } as const
+    /**
+     * Gives back a spend that was undone (a cancelled coupon): the mirror of `debit`, with a
+     * 'refund' ledger entry, positive points and the timeline event, in the caller's transaction.
+     */
+    const refund = Effect.fn("Points.refund")(function* (empresaId: string, spend: Debit) {
+      const [row] = yield* sql<{ balance: number; transaction_id: string }>`
+        WITH c AS (
+          UPDATE clients
+          SET balance = balance + ${spend.points}, total_spent = total_spent - ${spend.points}, updated_at = now()
+          WHERE empresa_id = ${empresaId} AND id = ${spend.clientId}
+          RETURNING id, balance
+        ), ledger AS (
+          INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
+          SELECT ${empresaId}, c.id, 'refund', ${spend.points}, c.balance, ${spend.source}, ${spend.description ?? null}
+          FROM c
+          RETURNING id
+        )
+        SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
+      if (row === undefined) return yield* new NotFound({ resource: "Client", id: spend.clientId })
+      yield* recordEvent({
+        empresaId,
+        clientId: spend.clientId,
+        type: spend.event.type,
+        title: spend.event.title,
+        description: spend.description,
+        points: spend.points,
+        metadata: { ...spend.event.metadata, transaction_id: row.transaction_id }
+      })
+      return row
+    })
+
+    return { balance, credit, debit, refund } as const
   })
 }) {}

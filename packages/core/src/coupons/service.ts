@@ -1,0 +1,278 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect } from "effect"
+import { humanCode } from "../codes.js"
+import { pageOf } from "../contracts.js"
+import { Empresas } from "../empresas/service.js"
+import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import { Points } from "../points/service.js"
+import { recordEvent } from "../timeline/events.js"
+import type { Coupon, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
+
+/** BRL per point when the empresa has not set `point_value`: one centavo, so 100 points = R$ 1,00. */
+export const DEFAULT_POINT_VALUE = 0.01
+/** Days a coupon stays usable when the empresa has not set `coupon_validity_days`. */
+export const DEFAULT_COUPON_VALIDITY_DAYS = 30
+
+const UID_LENGTH = 8
+/** A collision at 8 characters (~40 bits) is already rare per empresa; five in a row means a bug. */
+const UID_ATTEMPTS = 5
+
+/**
+ * A coupon past its deadline is reported as expired even before a write persists that, so no
+ * reader (an older snapshot included) ever sees a stale `active`.
+ */
+const STATUS = "CASE WHEN status = 'active' AND expires_at <= now() THEN 'expired' ELSE status END"
+const COLUMNS = `id, uid, ${STATUS} AS status, kind, valor, points_spent, client_id, product_id, product_name,
+  expires_at, used_at, cancelled_at, created_at`
+
+/** What the client's points buy: a value in money, or one unit of a product. */
+interface Offer {
+  readonly kind: Coupon["kind"]
+  readonly points: number
+  readonly productId: string | null
+  readonly productName: string | null
+  readonly valor: Statement.Fragment
+}
+
+const numberSetting = (settings: Record<string, unknown>, key: string, fallback: number) => {
+  const value = settings[key]
+  return typeof value === "number" ? value : fallback
+}
+
+/** The coupon as timeline events describe it (spec 2.4 reward metadata plus the coupon's ids). */
+const eventMetadata = (coupon: Coupon) => ({
+  coupon_uid: coupon.uid,
+  coupon_id: coupon.id,
+  kind: coupon.kind,
+  valor: coupon.valor,
+  ...(coupon.product_id === null ? {} : { product_id: coupon.product_id, product_name: coupon.product_name })
+})
+
+const descriptionOf = (coupon: Coupon) =>
+  coupon.product_name ?? (coupon.valor === null ? undefined : `Worth ${coupon.valor.toFixed(2)} BRL`)
+
+/** Why a coupon that is not active refuses a change of state. */
+const refusal = (coupon: Coupon) => {
+  switch (coupon.status) {
+    case "expired":
+      return new Conflict({ code: "COUPON_EXPIRED", message: `Coupon ${coupon.uid} expired at ${coupon.expires_at}` })
+    case "cancelled":
+      return new Conflict({ code: "COUPON_CANCELLED", message: `Coupon ${coupon.uid} was cancelled` })
+    case "used":
+      return new Conflict({ code: "COUPON_USED", message: `Coupon ${coupon.uid} was already used at ${coupon.used_at}` })
+    case "active":
+      // Unreachable: the conditional update just found it unusable, and no state leads back to active.
+      return Effect.dieMessage(`Coupon ${coupon.uid} is active yet refused the change`)
+  }
+}
+
+export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
+  accessors: true,
+  dependencies: [Points.Default, Empresas.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const points = yield* Points
+    const empresas = yield* Empresas
+    const columns = sql.literal(COLUMNS)
+    const status = sql.literal(STATUS)
+
+    /** Persists the expiry of overdue coupons matching `scope`, as part of a read. */
+    const expireOverdue = (empresaId: string, scope: Statement.Fragment) =>
+      sql`UPDATE coupons SET status = 'expired'
+          WHERE empresa_id = ${empresaId} AND status = 'active' AND expires_at <= now() AND ${scope}`
+
+    const get = Effect.fn("Coupons.get")(function* (empresaId: string, uid: string) {
+      const [row] = yield* sql<Coupon>`
+        WITH expired AS (${expireOverdue(empresaId, sql`uid = ${uid}`)})
+        SELECT ${columns} FROM coupons WHERE empresa_id = ${empresaId} AND uid = ${uid}`
+      if (row === undefined) return yield* new NotFound({ resource: "Coupon", id: uid })
+      return row
+    })
+
+    const list = Effect.fn("Coupons.list")(function* (empresaId: string, input: ListCouponsInput) {
+      const filters = [
+        sql`empresa_id = ${empresaId}`,
+        ...(input.client_id === undefined ? [] : [sql`client_id = ${input.client_id}`]),
+        ...(input.status === undefined ? [] : [sql`${status} = ${input.status}`])
+      ]
+      const scope = input.client_id === undefined ? sql`true` : sql`client_id = ${input.client_id}`
+      const rows = yield* sql<Coupon>`
+        WITH expired AS (${expireOverdue(empresaId, scope)})
+        SELECT ${columns} FROM coupons WHERE ${sql.and(filters)}
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${input.per_page} OFFSET ${(input.page - 1) * input.per_page}`
+      const [count] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM coupons WHERE ${sql.and(filters)}`
+      return pageOf(rows, count?.total ?? 0, input.page, input.per_page)
+    })
+
+    /**
+     * Takes one unit of the product with a conditional update (`stock > 0`), so parallel coupons
+     * never oversell; null stock is unlimited. The row lock also holds the price and cost steady
+     * until the coupon is written.
+     */
+    const takeProduct = Effect.fn("Coupons.takeProduct")(function* (empresaId: string, productId: string) {
+      const [taken] = yield* sql<{ name: string; points_cost: number; price: number | null }>`
+        UPDATE products SET stock = stock - 1
+        WHERE empresa_id = ${empresaId} AND id = ${productId} AND active AND (stock IS NULL OR stock > 0)
+        RETURNING name, points_cost, price`
+      if (taken !== undefined) {
+        return {
+          kind: "product",
+          points: taken.points_cost,
+          productId,
+          productName: taken.name,
+          valor: sql`${taken.price}::numeric`
+        } satisfies Offer
+      }
+      const [product] = yield* sql<{ active: boolean }>`
+        SELECT active FROM products WHERE empresa_id = ${empresaId} AND id = ${productId}`
+      if (product === undefined) return yield* new NotFound({ resource: "Product", id: productId })
+      return yield* product.active
+        ? new Conflict({ code: "OUT_OF_STOCK", message: `Product ${productId} is out of stock` })
+        : new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${productId} is not active` })
+    })
+
+    /** Writes the coupon under a fresh code; a taken code (rare) is retried without aborting the transaction. */
+    const insert = Effect.fn("Coupons.insert")(function* (
+      empresaId: string,
+      clientId: string,
+      offer: Offer,
+      validityDays: number
+    ) {
+      for (let attempt = 0; attempt < UID_ATTEMPTS; attempt++) {
+        const [row] = yield* sql<Coupon>`
+          INSERT INTO coupons (empresa_id, uid, client_id, kind, product_id, product_name, points_spent, valor, expires_at)
+          VALUES (${empresaId}, ${humanCode(UID_LENGTH)}, ${clientId}, ${offer.kind}, ${offer.productId}, ${offer.productName},
+                  ${offer.points}, ${offer.valor}, now() + make_interval(days => ${validityDays}))
+          ON CONFLICT (empresa_id, uid) DO NOTHING
+          RETURNING ${columns}`
+        if (row !== undefined) return row
+      }
+      return yield* Effect.dieMessage(`No free coupon code after ${UID_ATTEMPTS} attempts`)
+    })
+
+    /**
+     * Spends the client's points on a coupon worth money (`points`) or one unit of a product
+     * (`product_id`), in one transaction: stock, coupon, debit and timeline event all or nothing.
+     */
+    const generate = Effect.fn("Coupons.generate")(function* (empresaId: string, input: GenerateCouponInput) {
+      // The client first, so an unknown client is a 404 whatever the product's state.
+      yield* points.balance(empresaId, input.client_id)
+      const { settings } = yield* empresas.get(empresaId)
+      const pointValue = numberSetting(settings, "point_value", DEFAULT_POINT_VALUE)
+      const offer: Offer =
+        input.product_id === undefined
+          ? {
+              kind: "points",
+              points: input.points!,
+              productId: null,
+              productName: null,
+              valor: sql`round(${input.points!}::numeric * ${pointValue}::numeric, 2)`
+            }
+          : yield* takeProduct(empresaId, input.product_id)
+      const validityDays = numberSetting(settings, "coupon_validity_days", DEFAULT_COUPON_VALIDITY_DAYS)
+      const coupon = yield* insert(empresaId, input.client_id, offer, validityDays)
+      if (coupon.kind === "points" && coupon.valor === 0) {
+        return yield* new ValidationFailed({
+          issues: [
+            {
+              loc: ["body", "points"],
+              msg: `${coupon.points_spent} points are worth less than 0.01 BRL at this empresa's point_value (${pointValue})`,
+              type: "greater_than_equal"
+            }
+          ]
+        })
+      }
+      yield* points.debit(empresaId, {
+        clientId: input.client_id,
+        points: coupon.points_spent,
+        source: "coupon",
+        description: descriptionOf(coupon),
+        event: { type: "reward", title: `Coupon ${coupon.uid}`, metadata: eventMetadata(coupon) }
+      })
+      return coupon
+    }, sql.withTransaction)
+
+    /** active -> used, with its timeline event; undefined when the coupon was not usable. */
+    const markUsed = Effect.fn("Coupons.markUsed")(function* (empresaId: string, uid: string) {
+      const [used] = yield* sql<Coupon>`
+        UPDATE coupons SET status = 'used', used_at = now()
+        WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
+        RETURNING ${columns}`
+      if (used === undefined) return undefined
+      // No points move, but the client's timeline tells the coupon's whole story.
+      yield* recordEvent({
+        empresaId,
+        clientId: used.client_id,
+        type: "reward",
+        title: `Coupon ${used.uid} used`,
+        description: descriptionOf(used),
+        points: 0,
+        metadata: eventMetadata(used)
+      })
+      return used
+    }, sql.withTransaction)
+
+    /**
+     * active -> cancelled: the points come back and a product's unit returns to stock, in the same
+     * transaction; undefined when the coupon was not cancellable.
+     */
+    const markCancelled = Effect.fn("Coupons.markCancelled")(function* (empresaId: string, uid: string) {
+      const [cancelled] = yield* sql<Coupon>`
+        UPDATE coupons SET status = 'cancelled', cancelled_at = now()
+        WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
+        RETURNING ${columns}`
+      if (cancelled === undefined) return undefined
+      // Product before client: the lock order of generate, so the two never deadlock.
+      if (cancelled.product_id !== null) {
+        yield* sql`UPDATE products SET stock = stock + 1
+                   WHERE empresa_id = ${empresaId} AND id = ${cancelled.product_id} AND stock IS NOT NULL`
+      }
+      yield* points.refund(empresaId, {
+        clientId: cancelled.client_id,
+        points: cancelled.points_spent,
+        source: "coupon",
+        description: descriptionOf(cancelled),
+        event: { type: "reward", title: `Coupon ${cancelled.uid} cancelled`, metadata: eventMetadata(cancelled) }
+      })
+      return cancelled
+    }, sql.withTransaction)
+
+    /**
+     * use_coupon (`use` is taken by Effect.Service). Using a used coupon again returns it as it is, so retries are safe. A refusal reads the
+     * coupon after the transaction, so an expiry found on the way is persisted, not rolled back.
+     */
+    const redeem = Effect.fn("Coupons.redeem")(function* (empresaId: string, uid: string) {
+      const used = yield* markUsed(empresaId, uid)
+      if (used !== undefined) return used
+      const coupon = yield* get(empresaId, uid)
+      if (coupon.status === "used") return coupon
+      return yield* refusal(coupon)
+    })
+
+    /** Cancelling a cancelled coupon returns it as it is. */
+    const cancel = Effect.fn("Coupons.cancel")(function* (empresaId: string, uid: string) {
+      const cancelled = yield* markCancelled(empresaId, uid)
+      if (cancelled !== undefined) return cancelled
+      const coupon = yield* get(empresaId, uid)
+      if (coupon.status === "cancelled") return coupon
+      return yield* refusal(coupon)
+    })
+
+    /**
+     * Housekeeping: persists the expiry of every overdue coupon, in every empresa (reads already
+     * report them as expired). Points stay spent, as for an expired redemption (spec 3). Returns
+     * how many expired.
+     */
+    const sweep = sql<{ n: number }>`
+      WITH expired AS (
+        UPDATE coupons SET status = 'expired' WHERE status = 'active' AND expires_at <= now() RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM expired`.pipe(
+      Effect.map(([row]) => row?.n ?? 0),
+      Effect.withSpan("Coupons.sweep")
+    )
+
+    return { get, list, generate, redeem, cancel, sweep } as const
+  })
+}) {}
