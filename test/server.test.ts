@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import { WRITTEN_OPERATIONS } from "./support/spec.js"
 
 let server: TestServer
 
@@ -55,9 +56,21 @@ describe("OpenAPI document and reference page", () => {
       ApiKeyAuth: { type: "apiKey", in: "header", name: "X-API-Key" },
       BearerAuth: { type: "http", scheme: "bearer" }
     })
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(["/clients", "/clients/{client_id}", "/clients/{client_id}/timeline", "/points/credit", "/points/{client_id}"])
-    )
+    // Every spec 4.2 route written so far, with its request and response schemas.
+    for (const { method, path } of WRITTEN_OPERATIONS) {
+      const operation = doc.paths[path]?.[method]
+      expect(operation, `${method} ${path}`).toBeDefined()
+      const success = Object.entries(operation.responses).find(([code]) => code.startsWith("2"))
+      expect(success?.[1], `${method} ${path} response`).toMatchObject({ content: { "application/json": { schema: expect.any(Object) } } })
+      const params = (operation.parameters ?? []) as Array<{ in: string; name: string; schema: unknown }>
+      for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+        expect(params, `${path} path parameter ${name}`).toContainEqual(expect.objectContaining({ in: "path", name }))
+      }
+      // A write whose only input is the path (use_coupon) has no body to describe.
+      if (method !== "get" && path !== "/coupons/{uid}/use") {
+        expect(operation.requestBody?.content?.["application/json"]?.schema, `${method} ${path} request`).toBeDefined()
+      }
+    }
     const credit = doc.paths["/points/credit"].post
     expect(Object.keys(credit.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "409", "422", "429"]))
     expect(credit.responses["422"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPValidationError")
