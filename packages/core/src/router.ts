@@ -3,6 +3,7 @@ import { clientsRouter } from "./clients/router.js"
 import { couponsRouter } from "./coupons/router.js"
 import { empresasRouter } from "./empresas/router.js"
 import { cardsRouter, programsRouter } from "./loyalty/router.js"
+import { metricsRouter } from "./metrics/router.js"
 import { pointsRouter } from "./points/router.js"
 import { productsRouter } from "./products/router.js"
 import { questsRouter } from "./quests/router.js"
@@ -20,7 +21,8 @@ export const publicApiRouter = router({
   products: productsRouter,
   rewards: rewardsRouter,
   campaigns: campaignsRouter,
-  quests: questsRouter
+  quests: questsRouter,
+  metrics: metricsRouter
 })
 
 /** Platform administration (`/api/v1/internal`). */

@@ -10,6 +10,8 @@ import { Idempotency } from "./idempotency/service.js"
 import { Points } from "./points/service.js"
 import * as coupons from "./coupons/layer.js"
 import * as loyalty from "./loyalty/layer.js"
+import * as businessMetrics from "./metrics/business/layer.js"
+import * as engagementMetrics from "./metrics/engagement/layer.js"
 import * as products from "./products/layer.js"
 import * as quests from "./quests/layer.js"
 import * as referrals from "./referrals/layer.js"
@@ -30,7 +32,9 @@ const domainLayer = Layer.mergeAll(
   coupons.layer,
   loyalty.layer,
   referrals.layer,
-  quests.layer
+  quests.layer,
+  businessMetrics.layer,
+  engagementMetrics.layer
 )
 
 /** Every service a procedure's program may use. */
