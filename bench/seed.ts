@@ -3,11 +3,11 @@
  * set-based SQL (generate_series), in chunks so a progress bar can follow. Targets the configured
  * database: DATABASE_URL, or the embedded one in FIDELIS_DATA_DIR.
  *
- *   100,000 clients · 2,000,000 ledger entries · a year of history
- *   (300,000 stamps and 50,000 survey responses once those areas exist)
+ *   100,000 clients · 2,000,000 ledger entries · 300,000 stamps · 50,000 survey responses
+ *   spread over a year. Each step runs once: a re-run tops up only what is missing.
  */
 import { SqlClient } from "@effect/sql"
-import { configFromEnv, Empresas, makeRuntime } from "@fidelis/core"
+import { configFromEnv, Empresas, makeRuntime, Quests } from "@fidelis/core"
 import cliProgress from "cli-progress"
 import { Effect, LogLevel } from "effect"
 
@@ -16,9 +16,12 @@ export const BENCH_SLUG = "bench-large"
 export interface SeedSize {
   readonly clients: number
   readonly ledgerPerClient: number
+  /** Clients with stamp cards; each gets 3..17 stamps (10 on average). */
+  readonly cardholders: number
+  readonly surveyResponses: number
 }
 
-export const LARGE: SeedSize = { clients: 100_000, ledgerPerClient: 20 }
+export const LARGE: SeedSize = { clients: 100_000, ledgerPerClient: 20, cardholders: 30_000, surveyResponses: 50_000 }
 
 const CHUNK_CLIENTS = 5_000
 
@@ -104,6 +107,79 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
       WHERE c.empresa_id = ${empresaId} AND c.id = l.client_id`
   })
 
+/**
+ * A coffee card of 10 stamps: each cardholder's stamps fall every 20 days; whoever reaches 10 has
+ * claimed that card and carries the rest on the next one, as the claim cycle does.
+ */
+const seedStamps = (empresaId: string, size: SeedSize) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [program] = yield* sql<{ id: string }>`
+      INSERT INTO loyalty_programs (empresa_id, name, stamps_required, reward_description, created_at)
+      VALUES (${empresaId}, 'Cartão Café', 10, 'Um café expresso grátis', now() - interval '366 days')
+      RETURNING id`
+    const ids = yield* sql<{ id: string }>`
+      SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id LIMIT ${size.cardholders}`
+    const bar = progress("stamps", ids.length)
+    for (let offset = 0; offset < ids.length; offset += CHUNK_CLIENTS) {
+      const chunk = ids.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
+      yield* sql`
+        WITH holders AS (
+          SELECT c.client_id, c.k, 3 + ((c.k + ${offset}) * 7) % 15 AS total,
+                 now() - interval '365 days' + (c.k % 86400) * interval '1 second' AS t0
+          FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
+        ), cards AS (
+          INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status, completed_at, claimed_at, created_at, updated_at)
+          SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, least(h.total, 10), 10,
+                 CASE WHEN h.total >= 10 THEN 'claimed' ELSE 'active' END,
+                 CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' END,
+                 CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' + interval '1 hour' END,
+                 h.t0, h.t0
+          FROM holders h
+          UNION ALL
+          SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, h.total - 10, 10, 'active', NULL::timestamptz, NULL::timestamptz,
+                 h.t0 + 10 * interval '20 days' + interval '1 hour', h.t0 + 10 * interval '20 days' + interval '1 hour'
+          FROM holders h WHERE h.total > 10
+          RETURNING id, client_id, created_at, stamps
+        )
+        INSERT INTO loyalty_stamps (empresa_id, card_id, client_id, program_id, quantity, created_at)
+        SELECT ${empresaId}, cards.id, cards.client_id, ${program!.id}, 1, cards.created_at + j * interval '20 days'
+        FROM cards CROSS JOIN LATERAL generate_series(1, cards.stamps) j`
+      bar.update(offset + chunk.length)
+    }
+    bar.stop()
+  })
+
+/** Survey answers over the year: mostly satisfied, a tail of detractors, some leaving a contact. */
+const seedSurveyResponses = (empresaId: string, size: SeedSize) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* Quests.ensureDefault(empresaId)
+    const [quest] = yield* sql<{ id: string }>`SELECT id FROM quests WHERE empresa_id = ${empresaId} AND is_default`
+    const bar = progress("survey responses", size.surveyResponses)
+    const chunk = 10_000
+    for (let from = 1; from <= size.surveyResponses; from += chunk) {
+      const to = Math.min(size.surveyResponses, from + chunk - 1)
+      yield* sql`
+        INSERT INTO quest_responses (empresa_id, quest_id, answers, csat, nps, client_name, client_phone, contact_at,
+                                     low_score_alert_sent, created_at)
+        SELECT ${empresaId}, ${quest!.id}, jsonb_build_object('csat', r.csat, 'nps', r.nps), r.csat, r.nps,
+               CASE WHEN g % 4 = 0 THEN 'Cliente ' || g END,
+               CASE WHEN g % 8 = 0 THEN '5511' || lpad((900000000 + g)::text, 9, '0') END,
+               CASE WHEN g % 4 = 0 THEN r.at + interval '2 minutes' END,
+               r.csat <= 2 OR r.nps <= 6,
+               r.at
+        FROM generate_series(${from}::int, ${to}::int) g
+        CROSS JOIN LATERAL (
+          SELECT (ARRAY[5,5,5,4,4,4,3,2,5,1])[1 + g % 10] AS csat,
+                 (ARRAY[10,9,9,8,10,7,6,3,9,10,5])[1 + g % 11] AS nps,
+                 now() - (g % 365) * interval '1 day' - (g % 86400) * interval '1 second' AS at
+        ) r`
+      bar.update(to)
+    }
+    bar.stop()
+  })
+
 /** Creates (or finds) the bench tenant and fills it once; returns its id and a sample of client ids. */
 export const seedLarge = (size: SeedSize = LARGE) =>
   Effect.gen(function* () {
@@ -118,13 +194,27 @@ export const seedLarge = (size: SeedSize = LARGE) =>
         api_access: true,
         settings: { timezone: "America/Sao_Paulo", point_value: 0.02 }
       }))
-    const [{ n } = { n: 0 }] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients WHERE empresa_id = ${empresa.id}`
-    if (n < size.clients) {
-      if (n > 0) yield* Effect.dieMessage(`The bench tenant is half-seeded (${n} clients); drop the database and seed again`)
+    const count = (table: "clients" | "loyalty_stamps" | "quest_responses") =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)} WHERE empresa_id = ${empresa.id}`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0)
+      )
+    let changed = false
+    const clients = yield* count("clients")
+    if (clients < size.clients) {
+      if (clients > 0) yield* Effect.dieMessage(`The bench tenant is half-seeded (${clients} clients); drop the database and seed again`)
       yield* seedClients(empresa.id, size)
       yield* seedLedger(empresa.id, size)
-      yield* sql`ANALYZE`
+      changed = true
     }
+    if ((yield* count("loyalty_stamps")) === 0) {
+      yield* seedStamps(empresa.id, size)
+      changed = true
+    }
+    if ((yield* count("quest_responses")) === 0) {
+      yield* seedSurveyResponses(empresa.id, size)
+      changed = true
+    }
+    if (changed) yield* sql`ANALYZE`
     const sample = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
     return { empresaId: empresa.id, clientIds: sample.map((c) => c.id) }
   })

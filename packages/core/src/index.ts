@@ -1,5 +1,6 @@
 export { ApiKeys } from "./auth/keys.js"
 export { Empresas } from "./empresas/service.js"
+export { Quests } from "./quests/service.js"
 export { LOCAL_ADMIN, type Principal } from "./auth/principal.js"
 export { Config, configFromEnv, type CoreConfig } from "./config.js"
 export {
