@@ -109,7 +109,9 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
 
 /**
  * A coffee card of 10 stamps: each cardholder's stamps fall every 20 days; whoever reaches 10 has
- * claimed that card and carries the rest on the next one, as the claim cycle does.
+ * claimed that card and carries the rest on the next one, as the claim cycle does. Cards go in
+ * first and are analyzed before the stamps, or the stamps' foreign-key checks would keep a plan
+ * made for an empty table and scan it for every row.
  */
 const seedStamps = (empresaId: string, size: SeedSize) =>
   Effect.gen(function* () {
@@ -120,34 +122,43 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
       RETURNING id`
     const ids = yield* sql<{ id: string }>`
       SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id LIMIT ${size.cardholders}`
-    const bar = progress("stamps", ids.length)
+    const cardsBar = progress("cards", ids.length)
     for (let offset = 0; offset < ids.length; offset += CHUNK_CLIENTS) {
       const chunk = ids.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
       yield* sql`
         WITH holders AS (
-          SELECT c.client_id, c.k, 3 + ((c.k + ${offset}) * 7) % 15 AS total,
+          SELECT c.client_id, 3 + ((c.k + ${offset}) * 7) % 15 AS total,
                  now() - interval '365 days' + (c.k % 86400) * interval '1 second' AS t0
           FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
-        ), cards AS (
-          INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status, completed_at, claimed_at, created_at, updated_at)
-          SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, least(h.total, 10), 10,
-                 CASE WHEN h.total >= 10 THEN 'claimed' ELSE 'active' END,
-                 CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' END,
-                 CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' + interval '1 hour' END,
-                 h.t0, h.t0
-          FROM holders h
-          UNION ALL
-          SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, h.total - 10, 10, 'active', NULL::timestamptz, NULL::timestamptz,
-                 h.t0 + 10 * interval '20 days' + interval '1 hour', h.t0 + 10 * interval '20 days' + interval '1 hour'
-          FROM holders h WHERE h.total > 10
-          RETURNING id, client_id, created_at, stamps
         )
-        INSERT INTO loyalty_stamps (empresa_id, card_id, client_id, program_id, quantity, created_at)
-        SELECT ${empresaId}, cards.id, cards.client_id, ${program!.id}, 1, cards.created_at + j * interval '20 days'
-        FROM cards CROSS JOIN LATERAL generate_series(1, cards.stamps) j`
-      bar.update(offset + chunk.length)
+        INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status, completed_at, claimed_at, created_at, updated_at)
+        SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, least(h.total, 10), 10,
+               CASE WHEN h.total >= 10 THEN 'claimed' ELSE 'active' END,
+               CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' END,
+               CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' + interval '1 hour' END,
+               h.t0, h.t0
+        FROM holders h
+        UNION ALL
+        SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, h.total - 10, 10, 'active', NULL::timestamptz, NULL::timestamptz,
+               h.t0 + 10 * interval '20 days' + interval '1 hour', h.t0 + 10 * interval '20 days' + interval '1 hour'
+        FROM holders h WHERE h.total > 10`
+      cardsBar.update(offset + chunk.length)
     }
-    bar.stop()
+    cardsBar.stop()
+    yield* sql`ANALYZE loyalty_cards`
+    const cards = yield* sql<{ id: string }>`
+      SELECT id FROM loyalty_cards WHERE empresa_id = ${empresaId} AND program_id = ${program!.id} ORDER BY id`
+    const stampsBar = progress("stamps", cards.length)
+    for (let offset = 0; offset < cards.length; offset += CHUNK_CLIENTS) {
+      const chunk = cards.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
+      yield* sql`
+        INSERT INTO loyalty_stamps (empresa_id, card_id, client_id, program_id, quantity, created_at)
+        SELECT c.empresa_id, c.id, c.client_id, c.program_id, 1, c.created_at + j * interval '20 days'
+        FROM loyalty_cards c CROSS JOIN LATERAL generate_series(1, c.stamps) j
+        WHERE c.empresa_id = ${empresaId} AND c.id = ANY(${chunk}::uuid[])`
+      stampsBar.update(offset + chunk.length)
+    }
+    stampsBar.stop()
   })
 
 /** Survey answers over the year: mostly satisfied, a tail of detractors, some leaving a contact. */

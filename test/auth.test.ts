@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createSharedDatabase, createTenant, startServer, type TestServer } from "./support/index.js"
+import {
+  call,
+  createClient,
+  createSharedDatabase,
+  createTenant,
+  realServerUrl,
+  startServer,
+  type TestServer
+} from "./support/index.js"
 
 let server: TestServer
 
@@ -135,6 +143,20 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
     expect((await call(server, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
   })
 
+  it("counts parallel requests exactly: 80 at once give 60 answers and 20 refusals", async () => {
+    const tenant = await createTenant(server)
+    const used = await startOfFreshWindow(server, tenant.key)
+    const burst = await Promise.all(
+      Array.from({ length: 80 - used }, () => call(server, "/api/v1/public/clients", { key: tenant.key }))
+    )
+    const ok = burst.filter((r) => r.status === 200)
+    expect(ok).toHaveLength(60 - used)
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(20)
+    // Each admitted request got its own place in the window.
+    const remaining = ok.map((r) => Number(r.headers.get("x-ratelimit-remaining"))).toSorted((x, y) => x - y)
+    expect(remaining).toEqual(Array.from({ length: 60 - used }, (_, i) => i))
+  })
+
   it("two server processes on one database share one budget", async () => {
     const database = await createSharedDatabase()
     const [a, b] = await Promise.all([
@@ -158,6 +180,41 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
       ]
       expect(overA.status).toBe(429)
       expect(overB.status).toBe(429)
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+      await database.drop()
+    }
+  })
+})
+
+describe("revocation across server processes", () => {
+  // Each process caches authentications; a revocation must reach the others (LISTEN/NOTIFY). The
+  // embedded database has one process only, so this is a real-server concern.
+  it.runIf(realServerUrl() !== undefined)("a key revoked through one process is refused by the other at once", async () => {
+    const database = await createSharedDatabase()
+    const [a, b] = await Promise.all([startServer({ databaseUrl: database.url }), startServer({ databaseUrl: database.url })])
+    try {
+      const tenant = await createTenant(a)
+      expect((await call(b, "/api/v1/public/clients", { key: tenant.key })).status).toBe(200)
+      const keys = await call(a, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: a.adminKey })
+      await call(a, `/api/v1/internal/api-keys/${keys.body[0].id}`, { method: "DELETE", key: a.adminKey })
+      let status = 0
+      for (let attempt = 0; attempt < 20 && status !== 401; attempt++) {
+        status = (await call(b, "/api/v1/public/clients", { key: tenant.key })).status
+        if (status !== 401) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(status).toBe(401)
+
+      // Plan changes travel the same way.
+      const other = await createTenant(a)
+      expect((await call(b, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
+      await call(a, `/api/v1/internal/empresas/${other.empresa.id}`, { method: "PATCH", key: a.adminKey, body: { api_access: false } })
+      let planStatus = 0
+      for (let attempt = 0; attempt < 20 && planStatus !== 403; attempt++) {
+        planStatus = (await call(b, "/api/v1/public/clients", { key: other.key })).status
+        if (planStatus !== 403) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(planStatus).toBe(403)
     } finally {
       await Promise.all([a.stop(), b.stop()])
       await database.drop()

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Database } from "@fidelis/db"
 import { Layer, Logger, LogLevel, ManagedRuntime } from "effect"
+import { AuthCache } from "./auth/cache.js"
 import { ApiKeys } from "./auth/keys.js"
 import { RateLimiter } from "./auth/rate-limiter.js"
 import { Clients } from "./clients/service.js"
@@ -53,7 +54,7 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
   const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
-  return domainLayer.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
+  return domainLayer.pipe(Layer.provide(AuthCache.Default), Layer.provideMerge(infra), Layer.provideMerge(logging))
 }
 
 /** Built once at startup and disposed on shutdown; never per request (design.md section 5). */

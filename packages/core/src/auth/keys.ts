@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
 import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
 import type { Credentials } from "../context.js"
+import { AuthCache } from "./cache.js"
 import type { Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
 
@@ -72,21 +73,26 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* Config
+    const cache = yield* AuthCache
 
     /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
     const authenticate = Effect.fn("ApiKeys.authenticate")(function* (key: string) {
       if (config.adminKey !== undefined && sameSecret(key, Redacted.value(config.adminKey))) {
-        return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" }
+        return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" } as const
       }
       if (!KEY_PATTERN.test(key)) {
         return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
       }
+      const hash = sha256(key)
+      const cached = cache.get(hash)
+      if (cached !== undefined) return cached
+      const since = cache.epoch()
       // The touch is throttled to once a minute so authentication stays a read on the hot path.
       const rows = yield* sql<{ id: string; empresa_id: string; scope: ApiKeyScope; revoked: boolean; api_access: boolean }>`
         WITH k AS (
           SELECT k.id, k.empresa_id, k.scope, k.revoked_at IS NOT NULL AS revoked, e.api_access
           FROM api_keys k JOIN empresas e ON e.id = k.empresa_id
-          WHERE k.key_hash = ${sha256(key)}
+          WHERE k.key_hash = ${hash}
         ), touch AS (
           UPDATE api_keys SET last_used_at = now()
           WHERE id IN (SELECT id FROM k WHERE NOT revoked)
@@ -97,16 +103,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       const row = rows[0]
       if (row === undefined) return yield* new Unauthenticated({ message: "Invalid API key" })
       if (row.revoked) return yield* new Unauthenticated({ message: "This API key has been revoked" })
-      if (row.scope === "admin") {
-        return { principal: { kind: "admin", keyId: row.id, via: "key" } as Principal, bucket: `key:${row.id}` }
-      }
-      if (!row.api_access) {
+      if (row.scope === "empresa" && !row.api_access) {
         return yield* new Forbidden({ message: "This account's plan does not include API access" })
       }
-      return {
-        principal: { kind: "company", keyId: row.id, empresaId: row.empresa_id } as Principal,
-        bucket: `key:${row.id}`
-      }
+      const principal: Principal =
+        row.scope === "admin"
+          ? { kind: "admin", keyId: row.id, via: "key" }
+          : { kind: "company", keyId: row.id, empresaId: row.empresa_id }
+      const authenticated = { principal, bucket: `key:${row.id}`, keyId: row.id, empresaId: row.empresa_id }
+      cache.put(hash, authenticated, since)
+      return authenticated
     })
 
     const create = Effect.fn("ApiKeys.create")(function* (empresaId: string, input: { name: string; scope: ApiKeyScope }) {
@@ -133,10 +139,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: string) {
       const rows = yield* sql<ApiKeyRow>`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`
-      return yield* Option.match(Option.fromNullable(rows[0]), {
-        onNone: () => Effect.fail(new NotFound({ resource: "API key", id: keyId })),
-        onSome: (row) => Effect.succeed(toRecord(row))
-      })
+      const row = rows[0]
+      if (row === undefined) return yield* new NotFound({ resource: "API key", id: keyId })
+      yield* cache.keyChanged(keyId)
+      return toRecord(row)
     })
 
     return { authenticate, create, list, revoke } as const

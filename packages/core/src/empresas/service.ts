@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
+import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { CreateEmpresaInput, Empresa, UpdateEmpresaInput } from "./contracts.js"
 
@@ -13,6 +14,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
   accessors: true,
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const authCache = yield* AuthCache
 
     const create = Effect.fn("Empresas.create")(function* (input: CreateEmpresaInput) {
       const [row] = yield* sql<Empresa>`
@@ -50,6 +52,8 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
         WHERE id = ${empresa_id}
         RETURNING *`.pipe(onUniqueViolation(duplicate))
       if (row === undefined) return yield* new NotFound({ resource: "Empresa", id: empresa_id })
+      // Cached authentications carry the plan's api_access: they must not outlive a change.
+      if (input.api_access !== undefined) yield* authCache.empresaChanged(empresa_id)
       return row
     })
 
