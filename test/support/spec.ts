@@ -27,19 +27,8 @@ export const SPEC_OPERATIONS = [
   { tool: "get_nfce_metrics", method: "get", path: "/nfce/metrics" }
 ] as const
 
-/** Analytics the metrics issue adds; until then the other 18 operations are written. */
-const NOT_YET_WRITTEN = new Set<string>([
-  "get_client_behavior",
-  "get_referral_performance",
-  "get_metrics_overview",
-  "get_loyalty_card_metrics",
-  "get_referral_metrics",
-  "get_quest_metrics",
-  "get_nfce_metrics"
-])
+/** The spec operations written so far: all of them. */
+export const WRITTEN_OPERATIONS = SPEC_OPERATIONS
 
-/** The spec operations written so far. */
-export const WRITTEN_OPERATIONS = SPEC_OPERATIONS.filter((op) => !NOT_YET_WRITTEN.has(op.tool))
-
-/** The company tools the MCP catalog must list today, sorted. */
+/** The company tools the MCP catalog must list: exactly the spec's 25, sorted. */
 export const COMPANY_TOOLS: ReadonlyArray<string> = WRITTEN_OPERATIONS.map((op) => op.tool).toSorted()

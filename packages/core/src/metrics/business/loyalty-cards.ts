@@ -1,0 +1,100 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect } from "effect"
+import { NotFound } from "../../errors.js"
+import { periodLabel, periodSeries, windowOf } from "../periods.js"
+import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
+
+const TOP_CLIENTS = 10
+
+type CardCounts = Omit<LoyaltyCardMetrics, "period_days" | "program_id" | "program_name" | "stamps_by_period" | "top_clients">
+
+/**
+ * `get_loyalty_card_metrics` (spec 2.2, 4.2.1): windowed facts come from the stamp log and the
+ * cards' own instants (created_at, completed_at); current-state counts read the cards as they are.
+ */
+export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsReport>()("core/LoyaltyCardMetricsReport", {
+  accessors: true,
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const programName = (empresaId: string, programId: string) =>
+      Effect.flatMap(
+        sql<{ name: string }>`SELECT name FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${programId}`,
+        ([row]) => (row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name))
+      )
+
+    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: string, input: LoyaltyCardMetricsInput) {
+      const programId = input.program_id ?? null
+      const name = programId === null ? null : yield* programName(empresaId, programId)
+      const window = yield* windowOf(empresaId, input.days)
+      const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
+      const within = (column: Statement.Fragment) => sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+      const created = within(sql`created_at`)
+      const completed = within(sql`completed_at`)
+
+      // Each count reads only its own rows: the active cards, or one index range of the window.
+      // completion_rate follows the cohort issued in the window, so it stays a ratio in 0..1 (the
+      // cards completed in the window may have been issued before it).
+      const [counts] = yield* sql<CardCounts>`
+        SELECT a.cards_active, a.cards_near_completion, a.avg_stamps_per_active_card,
+               i.cards_issued, coalesce(round(i.issued_completed::numeric / nullif(i.cards_issued, 0), 4), 0) AS completion_rate,
+               d.cards_completed, d.avg_days_to_complete,
+               h.clients_with_card, greatest(t.clients - h.clients_with_card, 0) AS clients_without_card
+        FROM
+          (SELECT count(*) AS cards_active, count(*) FILTER (WHERE stamps = max_stamps - 1) AS cards_near_completion,
+                  coalesce(round(avg(stamps), 2), 0) AS avg_stamps_per_active_card
+           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND status = 'active') a,
+          (SELECT count(*) AS cards_issued, count(*) FILTER (WHERE status <> 'active') AS issued_completed
+           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${created}) i,
+          (SELECT count(*) AS cards_completed,
+                  round(avg(extract(epoch FROM completed_at - created_at)::numeric / 86400), 2) AS avg_days_to_complete
+           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${completed}) d,
+          (SELECT count(DISTINCT client_id) AS clients_with_card
+           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) h,
+          (SELECT count(*) AS clients FROM clients WHERE empresa_id = ${empresaId}) t`
+
+      // Each period sums its own index range of the stamp log: no sort or hash over the window's
+      // rows, which a year of stamps would spill to disk (the planner cannot tell how few local
+      // days there are, so it plans a sort of every row).
+      const { timezone, from, to } = window
+      const step = sql`('1 ' || ${input.group_by})::interval`
+      const series = yield* sql<LoyaltyCardMetrics["stamps_by_period"][number]>`
+        SELECT ${periodLabel(sql, sql`p.period`, input.group_by)} AS period,
+               (SELECT coalesce(sum(quantity), 0) FROM loyalty_stamps
+                WHERE empresa_id = ${empresaId} ${ofProgram} AND created_at >= b.starts AND created_at < b.ends)::int AS stamps,
+               (SELECT count(*) FROM loyalty_cards
+                WHERE empresa_id = ${empresaId} ${ofProgram} AND completed_at >= b.starts AND completed_at < b.ends)::int AS completions
+        FROM (${periodSeries(sql, window, input.group_by)}) p,
+             LATERAL (SELECT greatest(p.period AT TIME ZONE ${timezone}, ${from}::timestamptz) AS starts,
+                             least((p.period + ${step}) AT TIME ZONE ${timezone}, ${to}::timestamptz) AS ends) b
+        ORDER BY p.period`
+
+      // Ranked before the names are joined, so only the top rows touch the clients table.
+      const top = yield* sql<LoyaltyCardMetrics["top_clients"][number]>`
+        WITH ranked AS (
+          SELECT s.client_id, s.stamps_total, coalesce(f.cards_completed, 0) AS cards_completed
+          FROM (SELECT client_id, sum(quantity) AS stamps_total FROM loyalty_stamps
+                WHERE empresa_id = ${empresaId} ${ofProgram} AND ${created} GROUP BY client_id) s
+          LEFT JOIN (SELECT client_id, count(*) AS cards_completed FROM loyalty_cards
+                     WHERE empresa_id = ${empresaId} ${ofProgram} AND ${completed} GROUP BY client_id) f
+            ON f.client_id = s.client_id
+          ORDER BY s.stamps_total DESC, cards_completed DESC, s.client_id
+          LIMIT ${TOP_CLIENTS}
+        )
+        SELECT r.client_id, c.nome AS name, r.stamps_total::int AS stamps_total, r.cards_completed::int AS cards_completed
+        FROM ranked r JOIN clients c ON c.empresa_id = ${empresaId} AND c.id = r.client_id
+        ORDER BY r.stamps_total DESC, r.cards_completed DESC, r.client_id`
+
+      return {
+        ...counts!,
+        period_days: window.days,
+        program_id: programId,
+        program_name: name,
+        stamps_by_period: [...series],
+        top_clients: [...top]
+      } satisfies LoyaltyCardMetrics
+    })
+
+    return { get } as const
+  })
+}) {}
