@@ -225,7 +225,9 @@ export const seedLarge = (size: SeedSize = LARGE) =>
       yield* seedSurveyResponses(empresa.id, size)
       changed = true
     }
-    if (changed) yield* sql`ANALYZE`
+    // VACUUM, not only ANALYZE: index-only scans need the visibility map, and PGlite runs no
+    // autovacuum (without it the overview read the heap and took over a second).
+    if (changed) yield* sql`VACUUM ANALYZE`
     const sample = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
     return { empresaId: empresa.id, clientIds: sample.map((c) => c.id) }
   })
