@@ -7,7 +7,19 @@
  */
 import { SqlClient } from "@effect/sql"
 import { configFromEnv, makeRuntime, type CoreServices } from "@fidelis/core"
-import { LoyaltyCardMetricsInput, LoyaltyCardMetricsReport, MetricsOverviewInput, MetricsOverviewReport } from "@fidelis/core/metrics"
+import {
+  ClientBehaviorInput,
+  ClientBehaviorReport,
+  EngagementMetrics,
+  LoyaltyCardMetricsInput,
+  LoyaltyCardMetricsReport,
+  MetricsOverviewInput,
+  MetricsOverviewReport,
+  NfceMetricsInput,
+  QuestMetricsInput,
+  ReferralMetricsInput,
+  ReferralPerformanceInput
+} from "@fidelis/core/metrics"
 import { Effect, LogLevel } from "effect"
 import { H3 } from "h3"
 import { createServer, type RequestListener } from "node:http"
@@ -88,6 +100,28 @@ const app = new H3()
   )
   .get("/metrics/overview", async (event) =>
     json(await run(MetricsOverviewReport.get(empresaId, MetricsOverviewInput.parse(params(event.req.url)))))
+  )
+  .get("/clients/:id/behavior", async (event) =>
+    json(
+      await run(
+        ClientBehaviorReport.get(
+          empresaId,
+          ClientBehaviorInput.parse({ ...params(event.req.url), client_id: event.context.params!["id"] })
+        )
+      )
+    )
+  )
+  .get("/referral-performance", async (event) =>
+    json(await run(EngagementMetrics.referralPerformance(empresaId, ReferralPerformanceInput.parse(params(event.req.url)))))
+  )
+  .get("/referrals/metrics", async (event) =>
+    json(await run(EngagementMetrics.referralMetrics(empresaId, ReferralMetricsInput.parse(params(event.req.url)))))
+  )
+  .get("/quests/metrics", async (event) =>
+    json(await run(EngagementMetrics.questMetrics(empresaId, QuestMetricsInput.parse(params(event.req.url)))))
+  )
+  .get("/nfce/metrics", async (event) =>
+    json(await run(EngagementMetrics.nfceMetrics(empresaId, NfceMetricsInput.parse(params(event.req.url)))))
   )
 
 const server = createServer(toNodeHandler(app.fetch.bind(app)) as unknown as RequestListener)

@@ -165,12 +165,24 @@ const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
       fidelis: () => ({ method: "GET", path: "/api/v1/public/loyalty-cards/metrics?days=30" }),
       baseline: () => ({ method: "GET", path: "/loyalty-cards/metrics?days=30" })
     },
-    {
-      name: "get_metrics_overview",
-      connections: 1,
-      fidelis: () => ({ method: "GET", path: "/api/v1/public/metrics/overview?days=30" }),
-      baseline: () => ({ method: "GET", path: "/metrics/overview?days=30" })
-    }
+    ...(
+      [
+        ["get_metrics_overview", "/metrics/overview?days=30"],
+        ["get_client_behavior", (i: number) => `/clients/${pick(i)}/behavior?days=30`],
+        ["get_referral_performance", "/referral-performance?days=30"],
+        ["get_referral_metrics", "/referrals/metrics?days=30"],
+        ["get_quest_metrics", "/quests/metrics?days=30"],
+        ["get_nfce_metrics", "/nfce/metrics?days=30"]
+      ] as const
+    ).map(([name, path]): Scenario => {
+      const at = (i: number) => (typeof path === "string" ? path : path(i))
+      return {
+        name,
+        connections: 1,
+        fidelis: (i) => ({ method: "GET", path: `/api/v1/public${at(i)}` }),
+        baseline: (i) => ({ method: "GET", path: at(i) })
+      }
+    })
   ]
 }
 
