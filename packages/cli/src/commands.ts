@@ -177,10 +177,26 @@ const place = (tree: Tree, path: string, procedure: AnyProcedure) => {
 }
 
 /**
- * The mirror of `source` whose procedures hand their call to `run`. `reserved` are the global
- * option names, which no derived option may shadow.
+ * A command written by hand for a procedure whose CLI form is not its input (e.g. an import reads
+ * a file and calls the procedure once per batch). It keeps the procedure's path and help text.
  */
-export const cliRouter = (source: AnyRouter, run: (call: Call) => Promise<void>, reserved: ReadonlySet<string>): AnyRouter => {
+export interface CustomCommand {
+  /** Options and positionals, in trpc-cli's JSON Schema terms (camelCase keys). */
+  readonly jsonSchema: JsonSchema
+  readonly description: string
+  readonly run: (options: Readonly<Record<string, unknown>>) => Promise<void>
+}
+
+/**
+ * The mirror of `source` whose procedures hand their call to `run`, except the paths `custom`
+ * replaces. `reserved` are the global option names, which no derived option may shadow.
+ */
+export const cliRouter = (
+  source: AnyRouter,
+  run: (call: Call) => Promise<void>,
+  reserved: ReadonlySet<string>,
+  custom: Readonly<Record<string, CustomCommand>> = {}
+): AnyRouter => {
   const tree: Tree = {}
   for (const [path, info] of parseRouter({ router: source })) {
     // Subscriptions have no one-shot CLI form.
@@ -188,6 +204,12 @@ export const cliRouter = (source: AnyRouter, run: (call: Call) => Promise<void>,
     if (!info.inputSchemas.success) throw new Error(`${path}: input has no JSON Schema (${info.inputSchemas.error})`)
     // parseRouter hands back the procedure's own meta (core sets no `cliMeta`).
     const meta = info.meta as ProcedureMeta
+    const own = custom[path]
+    if (own !== undefined) {
+      const description = [meta.openapi?.summary, own.description, meta.scope && scopeNote[meta.scope]].filter(Boolean).join("\n\n")
+      place(tree, path, t.procedure.meta({ description }).input(passThrough(own.jsonSchema)).mutation(({ input }) => own.run(input)))
+      continue
+    }
     const inputSchema = info.inputSchemas.value[0] as JsonSchema | undefined
     const derived = deriveCommand({ path, type: info.type, input: inputSchema, meta }, reserved)
     const procedure = t.procedure

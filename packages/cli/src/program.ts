@@ -1,7 +1,7 @@
 import { appRouter } from "@fidelis/core"
 import type { Command } from "commander"
 import { createCli } from "trpc-cli"
-import { cliRouter } from "./commands.js"
+import { cliRouter, type CustomCommand } from "./commands.js"
 import { EXIT_CODES_HELP } from "./exit-codes.js"
 import type { Call } from "./transport.js"
 
@@ -23,6 +23,7 @@ Examples:
   fidelis empresas create --name "Padaria Sol" --id-name padaria-sol
   fidelis clients list --empresa padaria-sol --search ana
   fidelis points credit --client <id> --points 50 --idempotency-key order-1234
+  fidelis clients import clientes.csv --empresa padaria-sol --dry-run
   fidelis --url https://fidelis.example.com --api-key fid_... points balance <client id> --json
 
 ${EXIT_CODES_HELP}`
@@ -37,8 +38,14 @@ const walk = (command: Command, visit: (command: Command) => void) => {
  * command throws instead of exiting, so the caller decides the exit status and closes the
  * database first.
  */
-export const buildProgram = (output: ProgramOutput, version: string, run: (call: Call) => Promise<void>): Command => {
-  const cli = createCli({ router: cliRouter(appRouter, run, GLOBAL_OPTIONS), name: "fidelis", version, description: DESCRIPTION })
+export const buildProgram = (
+  output: ProgramOutput,
+  version: string,
+  run: (call: Call) => Promise<void>,
+  custom: Readonly<Record<string, CustomCommand>> = {}
+): Command => {
+  const router = cliRouter(appRouter, run, GLOBAL_OPTIONS, custom)
+  const cli = createCli({ router, name: "fidelis", version, description: DESCRIPTION })
   const program = cli.buildProgram({
     logger: { info: (text) => output.stdout(String(text)), error: (text) => output.stderr(String(text)) },
     prompts: false

@@ -1,6 +1,7 @@
 import { CommanderError, type Command } from "commander"
 import packageJson from "../package.json" with { type: "json" }
 import { CommandFailed, ExitCode } from "./exit-codes.js"
+import { importClientsCommand } from "./import.js"
 import { buildProgram } from "./program.js"
 import { createSession, type CliIo, type GlobalOptions } from "./session.js"
 
@@ -23,11 +24,16 @@ export const runCli = async (argv: ReadonlyArray<string>, io: Partial<CliIo> = {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     env: process.env,
+    // Progress bars draw on the real terminal only, never on a pipe or a caller's own stderr.
+    terminal: io.stderr === undefined && process.stderr.isTTY ? process.stderr : undefined,
     ...io
   }
   // The global options are read once a command runs, after commander has parsed them.
   const session = createSession(fullIo, () => program.opts<GlobalOptions>())
-  const program: Command = buildProgram(fullIo, packageJson.version, session.run)
+  const json = () => program.opts<GlobalOptions>().json === true
+  const program: Command = buildProgram(fullIo, packageJson.version, session.run, {
+    "clients.import": importClientsCommand({ io: fullIo, call: session.call, json })
+  })
   try {
     await program.parseAsync([...argv], { from: "user" })
     return ExitCode.Ok

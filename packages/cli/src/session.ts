@@ -2,7 +2,7 @@ import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { openLocal } from "./local.js"
 import { render } from "./output.js"
 import { openRemote } from "./remote.js"
-import type { Call, Transport } from "./transport.js"
+import type { Call, Reply, Transport } from "./transport.js"
 
 export interface CliIo {
   readonly stdout: (text: string) => void
@@ -11,6 +11,8 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv
   /** Aborting it (Ctrl-C) interrupts the call in flight. */
   readonly signal?: AbortSignal | undefined
+  /** The terminal stderr is, when it is one: where progress bars draw. */
+  readonly terminal?: NodeJS.WriteStream | undefined
 }
 
 /** The program's global options as commander parsed them. */
@@ -42,17 +44,22 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     return openLocal({ env: io.env, empresa, signal: io.signal })
   }
 
-  const run = async (call: Call): Promise<void> => {
+  /** One call, for commands that print their own output. */
+  const call = async (request: Call): Promise<Reply> => {
     transport ??= open()
     try {
-      const reply = await (await transport).call(call)
-      if (reply.headers.get("idempotent-replayed") === "true") {
-        io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
-      }
-      io.stdout(render(reply.value, options().json === true))
+      return await (await transport).call(request)
     } catch (error) {
       throw io.signal?.aborted ? new CommandFailed("interrupted", ExitCode.Interrupted) : error
     }
+  }
+
+  const run = async (request: Call): Promise<void> => {
+    const reply = await call(request)
+    if (reply.headers.get("idempotent-replayed") === "true") {
+      io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
+    }
+    io.stdout(render(reply.value, options().json === true))
   }
 
   const close = async () => {
@@ -60,5 +67,5 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     await opened?.close()
   }
 
-  return { run, close }
+  return { run, call, close }
 }

@@ -8,7 +8,8 @@ export interface McpHandlerOptions {
   readonly runtime: CoreRuntime
   /**
    * Browser origins allowed to call the tool server, compared exactly. Requests without an Origin
-   * header (every non-browser MCP client) are always allowed; with no list, no browser origin is.
+   * header (every non-browser MCP client) are always allowed, and so are pages the server itself
+   * serves on a loopback host; with no list, no other browser origin is.
    */
   readonly allowedOrigins?: ReadonlyArray<string>
 }
@@ -23,6 +24,18 @@ const jsonRpcError = (status: number, message: string, headers: HeadersInit = {}
   json(status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null }, headers)
 
 const problemResponse = ({ status, body }: Problem) => json(status, body)
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/**
+ * A same-origin page on a loopback host cannot be a DNS-rebinding attack: rebinding makes the
+ * browser send the attacker's host name, and no public name can be `localhost` or a loopback IP.
+ */
+const isLoopbackSameOrigin = (origin: string, host: string | null): boolean => {
+  if (host === null || !URL.canParse(origin)) return false
+  const url = new URL(origin)
+  return url.host === host.toLowerCase() && LOOPBACK_HOSTS.has(url.hostname)
+}
 
 /** Adds core's response headers (rate limit, Retry-After) to whatever the request produced. */
 const withHeaders = (response: Response, extra: Headers): Response => {
@@ -42,9 +55,12 @@ export const createMcpHandler = ({ runtime, allowedOrigins = [] }: McpHandlerOpt
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     if (req.method !== "POST") return jsonRpcError(405, "Method not allowed", { Allow: "POST" })
 
-    // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed origin.
+    // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed
+    // origin or from our own loopback origin.
     const origin = req.headers.get("origin")
-    if (origin !== null && !origins.has(origin)) return jsonRpcError(403, `Origin ${origin} is not allowed`)
+    if (origin !== null && !origins.has(origin) && !isLoopbackSameOrigin(origin, req.headers.get("host"))) {
+      return jsonRpcError(403, `Origin ${origin} is not allowed`)
+    }
 
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
     // Memoized on ctx: the tool calls below reuse it instead of counting against the budget again.

@@ -311,6 +311,17 @@ describe("MCP handler: HTTP refusals", () => {
     expect(good.response.status).toBe(200)
   })
 
+  it("a page served from the server's own loopback origin is served; a rebound host is 403", async () => {
+    const { key } = await createTenant()
+    const local = await rpc(key, "tools/list", {}, { host: "localhost:3000", origin: "http://localhost:3000" })
+    expect(local.response.status).toBe(200)
+    // DNS rebinding: the browser sends the attacker's name as both Host and Origin.
+    const rebound = await rpc(key, "tools/list", {}, { host: "evil.example:3000", origin: "http://evil.example:3000" })
+    expect(rebound.response.status).toBe(403)
+    const otherPort = await rpc(key, "tools/list", {}, { host: "localhost:3000", origin: "http://localhost:8080" })
+    expect(otherPort.response.status).toBe(403)
+  })
+
   it("the 61st request in a minute is 429 with Retry-After", async () => {
     const { key } = await createTenant()
     // Fixed one-minute windows: start the burst early in a window so it fits in one.

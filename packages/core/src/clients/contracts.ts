@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { Flag, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 import { Cpf, Telefone } from "../documents.js"
 
 export const Client = z.object({
@@ -50,3 +50,67 @@ export const CreateClientInput = z.strictObject({
   cpf: Cpf.optional()
 })
 export type CreateClientInput = z.infer<typeof CreateClientInput>
+
+/**
+ * Bulk import. Field contents are NOT validated by this schema: each row is checked on its own
+ * against CreateClientInput's rules by the service, so one bad row never refuses the batch.
+ */
+export const IMPORT_BATCH_MAX = 500
+
+const importCell = (what: string) =>
+  z.string().max(2000).describe(`${what}, as written in the source file; empty means absent`).optional()
+
+export const ImportClientRow = z.strictObject({
+  row: z.int().min(1).describe("The row's number in the caller's source (e.g. the spreadsheet line), echoed in its result"),
+  nome: importCell("Full name (required for the row to be imported)"),
+  email: importCell("Email"),
+  telefone: importCell("Brazilian phone"),
+  cpf: importCell("CPF")
+})
+export type ImportClientRow = z.infer<typeof ImportClientRow>
+
+export const ImportClientsInput = z.strictObject({
+  rows: z
+    .array(ImportClientRow)
+    .min(1)
+    .max(IMPORT_BATCH_MAX)
+    .describe(`1 to ${IMPORT_BATCH_MAX} clients to create, each shaped like create_client's input plus its row number`),
+  dry_run: Flag.default(false).describe("Validate and look for existing clients only; nothing is written")
+})
+export type ImportClientsInput = z.infer<typeof ImportClientsInput>
+
+export const ImportRowStatus = z
+  .enum(["created", "skipped", "invalid"])
+  .describe("created: a new client (in a dry run: would be); skipped: a client with this email or CPF already exists, or an earlier row of the batch has it; invalid: see errors")
+
+export const ImportRowResult = z.object({
+  row: z.int().describe("The row number the caller sent"),
+  status: ImportRowStatus,
+  client_id: Uuid.optional().describe("The new client's id (created, not in a dry run) or the existing one's (skipped)"),
+  errors: z
+    .array(z.object({ field: z.string().describe("nome, email, telefone or cpf"), msg: z.string() }))
+    .optional()
+    .describe("Why the row is invalid")
+})
+export type ImportRowResult = z.infer<typeof ImportRowResult>
+
+export const ImportClientsResult = z.object({
+  created: z.int().describe("Rows created (in a dry run: that would be)"),
+  skipped: z.int().describe("Rows whose client already exists"),
+  invalid: z.int().describe("Rows refused by validation"),
+  results: z.array(ImportRowResult).describe("One result per row, in the order sent")
+}).meta({
+  examples: [
+    {
+      created: 1,
+      skipped: 1,
+      invalid: 1,
+      results: [
+        { row: 2, status: "created", client_id: "18e80772-42c3-4276-ae21-37f63b69427a" },
+        { row: 3, status: "skipped", client_id: "5b0e4a9c-0d1f-4f55-9a43-3e2f1b7c9d10" },
+        { row: 4, status: "invalid", errors: [{ field: "cpf", msg: "Invalid CPF: 11 digits with valid check digits" }] }
+      ]
+    }
+  ]
+})
+export type ImportClientsResult = z.infer<typeof ImportClientsResult>

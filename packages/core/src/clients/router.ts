@@ -1,6 +1,15 @@
 import { clientTimeline } from "../timeline/router.js"
 import { companyProcedure, router, runEffect } from "../trpc.js"
-import { Client, ClientPage, ClientRef, CreateClientInput, ListClientsInput } from "./contracts.js"
+import {
+  Client,
+  ClientPage,
+  ClientRef,
+  CreateClientInput,
+  IMPORT_BATCH_MAX,
+  ImportClientsInput,
+  ImportClientsResult,
+  ListClientsInput
+} from "./contracts.js"
 import { Clients } from "./service.js"
 
 const tags = ["Clients"]
@@ -46,6 +55,21 @@ export const clientsRouter = router({
     .input(CreateClientInput)
     .output(Client)
     .mutation(({ ctx, input }) => runEffect(ctx, Clients.create(ctx.empresaId, input))),
+
+  import: companyProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/clients/import",
+        tags,
+        summary: "Import clients in bulk",
+        description: `Creates up to ${IMPORT_BATCH_MAX} clients in one transaction and answers one result per row, in order: \`created\` (with its client_id), \`skipped\` (a client with the same email or CPF already exists in the empresa, or an earlier row of the batch has it; re-running an import therefore creates nothing twice) or \`invalid\` (create_client's rules, with the fields and messages). One bad row never refuses the batch; blank fields count as absent. \`dry_run\` validates and checks for existing clients without writing.`
+      },
+      tool: { name: "import_clients", adminOnly: true }
+    })
+    .input(ImportClientsInput)
+    .output(ImportClientsResult)
+    .mutation(({ ctx, input }) => runEffect(ctx, Clients.import(ctx.empresaId, input))),
 
   timeline: clientTimeline
 })

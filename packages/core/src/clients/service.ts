@@ -4,9 +4,40 @@ import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
-import type { Client, CreateClientInput, ListClientsInput } from "./contracts.js"
+import {
+  CreateClientInput,
+  type Client,
+  type ImportClientRow,
+  type ImportClientsInput,
+  type ImportClientsResult,
+  type ImportRowResult,
+  type ListClientsInput
+} from "./contracts.js"
 
 const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, created_at, updated_at"
+
+const IMPORT_FIELDS = ["nome", "email", "telefone", "cpf"] as const
+
+/** A client created without an email still needs a login of its own (design.md section 3). */
+const technicalLogin = () => `client+${crypto.randomUUID()}@no-email.invalid`
+
+/** One imported row checked on its own against create_client's rules; blank cells are absent. */
+const validateRow = (row: ImportClientRow): { data: CreateClientInput } | { errors: NonNullable<ImportRowResult["errors"]> } => {
+  const given = Object.fromEntries(
+    IMPORT_FIELDS.flatMap((field) => {
+      const value = row[field]?.trim()
+      return value ? [[field, value]] : []
+    })
+  )
+  const parsed = CreateClientInput.safeParse(given)
+  if (parsed.success) return { data: parsed.data }
+  return {
+    errors: parsed.error.issues.map((issue) => {
+      const field = String(issue.path[0] ?? "row")
+      return { field, msg: field in given ? issue.message : "Required" }
+    })
+  }
+}
 
 const ORDER_BY: Record<ListClientsInput["sort"], string> = {
   created_at: "created_at ASC, id ASC",
@@ -77,6 +108,94 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       return row!
     }, sql.withTransaction)
 
-    return { list, get, create } as const
+    /**
+     * Creates the batch's new clients in one transaction, set-based: one lookup for existing
+     * emails and CPFs, one insert for logins, one for clients. A row whose email or CPF is already
+     * a client of the empresa (or appears on an earlier row of the batch) is skipped, so re-running
+     * an import creates nothing twice.
+     */
+    const importMany = Effect.fn("Clients.import")(function* (empresaId: string, input: ImportClientsInput) {
+      const results: Array<ImportRowResult> = []
+      const candidates: Array<{ index: number; data: CreateClientInput }> = []
+      input.rows.forEach((row, index) => {
+        const checked = validateRow(row)
+        if ("errors" in checked) results[index] = { row: row.row, status: "invalid", errors: checked.errors }
+        else candidates.push({ index, data: checked.data })
+      })
+
+      const emails = [...new Set(candidates.flatMap(({ data }) => (data.email ? [data.email] : [])))]
+      const cpfs = [...new Set(candidates.flatMap(({ data }) => (data.cpf ? [data.cpf] : [])))]
+      const matches = [
+        ...(emails.length > 0 ? [sql`lower(email) IN ${sql.in(emails)}`] : []),
+        ...(cpfs.length > 0 ? [sql`cpf IN ${sql.in(cpfs)}`] : [])
+      ]
+      const existing =
+        matches.length === 0
+          ? []
+          : yield* sql<{ id: string; email: string | null; cpf: string | null }>`
+              SELECT id, lower(email) AS email, cpf FROM clients
+              WHERE empresa_id = ${empresaId} AND (${sql.or(matches)})`
+      const existingId = new Map<string, string>()
+      for (const client of existing) {
+        if (client.email !== null) existingId.set(`email:${client.email}`, client.id)
+        if (client.cpf !== null) existingId.set(`cpf:${client.cpf}`, client.id)
+      }
+
+      const seen = new Set<string>()
+      const fresh: Array<{ index: number; data: CreateClientInput; login: string }> = []
+      for (const { index, data } of candidates) {
+        const keys = [data.email && `email:${data.email}`, data.cpf && `cpf:${data.cpf}`].filter((k): k is string => !!k)
+        const clientId = keys.map((k) => existingId.get(k)).find((id) => id !== undefined)
+        if (clientId !== undefined || keys.some((k) => seen.has(k))) {
+          results[index] = { row: input.rows[index]!.row, status: "skipped", ...(clientId !== undefined && { client_id: clientId }) }
+          continue
+        }
+        for (const k of keys) seen.add(k)
+        fresh.push({ index, data, login: data.email ?? technicalLogin() })
+      }
+
+      if (input.dry_run || fresh.length === 0) {
+        for (const { index } of fresh) results[index] = { row: input.rows[index]!.row, status: "created" }
+      } else {
+        const users = yield* sql<{ id: string; login: string }>`
+          INSERT INTO users ${sql.insert(
+            fresh.map(({ data, login }) => ({
+              email: login,
+              nome: data.nome,
+              telefone: data.telefone ?? null,
+              cpf: data.cpf ?? null,
+              referral_code: humanCode(10)
+            }))
+          )}
+          ON CONFLICT ((lower(email))) DO UPDATE SET updated_at = users.updated_at
+          RETURNING id, lower(email) AS login`
+        const userOf = new Map(users.map((user) => [user.login, user.id]))
+        // DO NOTHING: a concurrent import (or a login already linked here) makes the row a skip.
+        const inserted = yield* sql<{ id: string; user_id: string }>`
+          INSERT INTO clients ${sql.insert(
+            fresh.map(({ data, login }) => ({
+              empresa_id: empresaId,
+              user_id: userOf.get(login.toLowerCase())!,
+              nome: data.nome,
+              email: data.email ?? null,
+              telefone: data.telefone ?? null,
+              cpf: data.cpf ?? null
+            }))
+          )}
+          ON CONFLICT DO NOTHING
+          RETURNING id, user_id`
+        const clientOf = new Map(inserted.map((client) => [client.user_id, client.id]))
+        for (const { index, login } of fresh) {
+          const clientId = clientOf.get(userOf.get(login.toLowerCase())!)
+          const row = input.rows[index]!.row
+          results[index] = clientId !== undefined ? { row, status: "created", client_id: clientId } : { row, status: "skipped" }
+        }
+      }
+
+      const count = (status: ImportRowResult["status"]) => results.filter((r) => r.status === status).length
+      return { created: count("created"), skipped: count("skipped"), invalid: count("invalid"), results } satisfies ImportClientsResult
+    }, sql.withTransaction)
+
+    return { list, get, create, import: importMany } as const
   })
 }) {}
