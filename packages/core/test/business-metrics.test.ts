@@ -1,26 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Either, Layer, LogLevel } from "effect"
+import { Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
-import { configFromEnv } from "../src/config.js"
 import { Empresas } from "../src/empresas/service.js"
 import { ClientBehaviorReport } from "../src/metrics/business/client-behavior.js"
 import { LoyaltyCardMetricsReport } from "../src/metrics/business/loyalty-cards.js"
 import { MetricsOverviewReport } from "../src/metrics/business/overview.js"
-import { coreLayer } from "../src/runtime.js"
+import { TestCore } from "./support.js"
 
-/** Core services on a throwaway database: in-memory PGlite, or a fresh one on TEST_DATABASE_URL's server. */
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer({ ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir }, { logLevel: LogLevel.None })
-  )
-)
 
 /*
  * Every fact is placed at a local wall time in São Paulo, which has been UTC-3 all year since

@@ -1,26 +1,10 @@
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Either, Layer, LogLevel } from "effect"
-import { configFromEnv } from "../src/config.js"
+import { Effect, Either } from "effect"
 import { Empresas } from "../src/empresas/service.js"
 import { Products } from "../src/products/service.js"
 import { Rewards } from "../src/rewards/service.js"
-import { coreLayer } from "../src/runtime.js"
+import { TestCore } from "./support.js"
 
-/** Core services on a throwaway database: in-memory PGlite, or a fresh one on TEST_DATABASE_URL's server. */
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer(
-        { ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir },
-        { logLevel: LogLevel.None }
-      )
-  )
-)
 
 const newEmpresa = Effect.suspend(() =>
   Empresas.create({

@@ -1,28 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Layer, LogLevel } from "effect"
+import { Effect } from "effect"
 import { Clients } from "../src/clients/service.js"
-import { configFromEnv } from "../src/config.js"
 import { Coupons } from "../src/coupons/service.js"
 import { Empresas } from "../src/empresas/service.js"
 import { Points } from "../src/points/service.js"
-import { coreLayer } from "../src/runtime.js"
+import { TestCore } from "./support.js"
 
-/** Core services on a throwaway database: in-memory PGlite, or a fresh one on TEST_DATABASE_URL's server. */
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer(
-        { ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir },
-        { logLevel: LogLevel.None }
-      )
-  )
-)
 
 layer(TestCore, { timeout: 60_000 })("Coupons.sweep", (it) => {
   it.effect("persists the expiry of overdue active coupons only, and leaves their points spent", () =>

@@ -1,29 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Either, Layer, LogLevel } from "effect"
+import { Effect, Either } from "effect"
 import { Clients } from "../src/clients/service.js"
-import { configFromEnv } from "../src/config.js"
 import { Empresas } from "../src/empresas/service.js"
 import { EngagementMetrics } from "../src/metrics/engagement/service.js"
 import { Quests } from "../src/quests/service.js"
-import { coreLayer } from "../src/runtime.js"
+import { TestCore } from "./support.js"
 
 /**
  * Each metric on a small dataset built by hand at controlled instants; the expected numbers are
  * worked out in the comments, never by the SQL under test.
  */
 
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer({ ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir }, { logLevel: LogLevel.None })
-  )
-)
 
 const SAO_PAULO = "America/Sao_Paulo"
 const HOUR = 3_600_000

@@ -1,27 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Either, Layer, LogLevel, Ref } from "effect"
-import { configFromEnv } from "../src/config.js"
+import { Effect, Either, Ref } from "effect"
 import { Conflict } from "../src/errors.js"
 import { Idempotency } from "../src/idempotency/service.js"
-import { coreLayer } from "../src/runtime.js"
 import { Empresas } from "../src/empresas/service.js"
+import { TestCore } from "./support.js"
 
-/** Core services on a throwaway database: in-memory PGlite, or a fresh one on TEST_DATABASE_URL's server. */
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer(
-        { ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir },
-        { logLevel: LogLevel.None }
-      )
-  )
-)
 
 const newEmpresa = Effect.flatMap(Empresas, (empresas) =>
   empresas.create({

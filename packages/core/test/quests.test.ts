@@ -1,22 +1,10 @@
 import { expect, layer } from "@effect/vitest"
-import { testDatabaseConfig } from "@fidelis/db/testing"
-import { Effect, Layer, LogLevel, Option } from "effect"
-import { configFromEnv } from "../src/config.js"
+import { Effect, Option } from "effect"
 import { Empresas } from "../src/empresas/service.js"
 import type { CreateQuestInput } from "../src/quests/contracts.js"
 import { Quests } from "../src/quests/service.js"
-import { coreLayer } from "../src/runtime.js"
+import { TestCore } from "./support.js"
 
-const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer({ ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir }, { logLevel: LogLevel.None })
-  )
-)
 
 const newEmpresa = Effect.flatMap(Empresas, (empresas) =>
   empresas.create({
