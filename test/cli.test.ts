@@ -50,6 +50,11 @@ describe("fidelis against a server (--url)", () => {
       await admin("clients", "list", "--empresa", tenant.empresa.id, "--json")
     )
     expect(page.data.map((c) => c.id)).toEqual([created.id])
+    // --quiet: identifiers only, one per line, for shell loops.
+    const second = await admin("--empresa", tenant.empresa.id, "clients", "create", "--nome", "Eva Rocha", "--quiet")
+    expect(second.stdout).toMatch(/^[0-9a-f-]{36}\n$/)
+    const quiet = await admin("--empresa", tenant.empresa.id, "clients", "list", "--quiet")
+    expect(quiet.stdout.trimEnd().split("\n").toSorted()).toEqual([created.id, second.stdout.trim()].toSorted())
 
     const unnamed = await admin("clients", "list")
     expect(unnamed.code).toBe(2)

@@ -51,5 +51,25 @@ const human = (value: unknown): string => {
   return cell(value)
 }
 
-export const render = (value: unknown, json: boolean): string =>
-  `${json ? JSON.stringify(value ?? null, null, 2) : human(value)}\n`
+/** The identifier a record is known by: its id, else its code (coupons), else the id it is about. */
+const idOf = (item: unknown): string | undefined => {
+  if (!isRecord(item)) return undefined
+  for (const field of ["id", "uid", "card_id", "client_id"]) {
+    const value = item[field]
+    if (typeof value === "string") return value
+  }
+  return undefined
+}
+
+/** `--quiet`: only identifiers, one per line, for `xargs` and shell loops. */
+const ids = (value: unknown): string => {
+  const items = isPage(value) ? value.data : Array.isArray(value) ? value : [value]
+  return items.flatMap((item) => idOf(item) ?? []).join("\n")
+}
+
+export type OutputMode = "human" | "json" | "quiet"
+
+export const render = (value: unknown, mode: OutputMode): string => {
+  const text = mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value)
+  return text === "" ? "" : `${text}\n`
+}

@@ -21,6 +21,7 @@ export interface GlobalOptions {
   readonly apiKey?: string
   readonly empresa?: string
   readonly json?: boolean
+  readonly quiet?: boolean
 }
 
 /**
@@ -59,7 +60,8 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     if (reply.headers.get("idempotent-replayed") === "true") {
       io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
     }
-    io.stdout(render(reply.value, options().json === true))
+    const { json, quiet } = options()
+    io.stdout(render(reply.value, json === true ? "json" : quiet === true ? "quiet" : "human"))
   }
 
   const close = async () => {
