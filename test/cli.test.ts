@@ -60,6 +60,16 @@ describe("fidelis against a server (--url)", () => {
     expect(unnamed.code).toBe(2)
     expect(unnamed.stderr.trimEnd().split("\n")).toHaveLength(1)
 
+    // Destructive commands need --yes without a terminal, and change nothing when refused.
+    const key = json<{ id: string }>(await admin("keys", "create", "--empresa-id", tenant.empresa.id, "--name", "temp", "--json"))
+    const refused = await admin("keys", "revoke", key.id)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^error: .*--yes/)
+    const keys = json<Array<{ id: string; revoked_at: string | null }>>(await admin("keys", "list", tenant.empresa.id, "--json"))
+    expect(keys.find((k) => k.id === key.id)?.revoked_at).toBeNull()
+    const revoked = json<{ revoked_at: string | null }>(await admin("keys", "revoke", key.id, "--yes", "--json"))
+    expect(revoked.revoked_at).not.toBeNull()
+
     const wrongKey = await fidelis(["--url", server.url, "--api-key", tenant.key, "empresas", "get", tenant.empresa.id])
     expect(wrongKey.code).toBe(3)
     expect(wrongKey.stderr).toMatch(/^error: .+ \(403\)\n$/)

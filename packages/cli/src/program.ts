@@ -11,7 +11,7 @@ export interface ProgramOutput {
 }
 
 /** Long names of the global options; no option derived from a procedure may shadow them. */
-const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "json", "quiet", "version", "help"])
+const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "json", "quiet", "yes", "version", "help"])
 
 const DESCRIPTION = [
   "Fidelis from the command line: every command is a procedure of the platform's API.",
@@ -59,6 +59,7 @@ export const buildProgram = (
     )
     .option("--json", "print the raw result as JSON, for scripts")
     .option("-q, --quiet", "print only identifiers, one per line (for xargs and shell loops)")
+    .option("-y, --yes", "do not ask before a destructive command (revoking a key, cancelling a coupon); required without a terminal")
     // trpc-cli appends the list of subcommands, which the help lists anyway.
     .description(DESCRIPTION)
     .addHelpText("after", EPILOGUE)

@@ -1,3 +1,5 @@
+import { appRouter, type ProcedureMeta } from "@fidelis/core"
+import { createInterface } from "node:readline/promises"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { openLocal } from "./local.js"
 import { render } from "./output.js"
@@ -15,6 +17,33 @@ export interface CliIo {
   readonly terminal?: NodeJS.WriteStream | undefined
 }
 
+/** Procedures whose metadata marks them destructive (revoking a key, cancelling a coupon). */
+const destructive = (path: string): string | undefined => {
+  // Typed as the nested record; at runtime tRPC keeps procedures flat under dotted paths.
+  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } } | undefined>
+  const meta = procedures[path]?._def.meta
+  return meta?.tool?.destructive === true ? (meta.openapi?.summary ?? path) : undefined
+}
+
+/**
+ * A destructive command asks first on a terminal; without one (a script) it needs `--yes`, so a
+ * pipeline never destroys anything by accident.
+ */
+const confirmDestructive = async (path: string, yes: boolean, io: CliIo) => {
+  const action = destructive(path)
+  if (action === undefined || yes) return
+  if (!process.stdin.isTTY || io.terminal === undefined) {
+    throw new CommandFailed(`"${action}" cannot be undone: confirm with --yes`, ExitCode.Usage)
+  }
+  const prompt = createInterface({ input: process.stdin, output: io.terminal })
+  try {
+    const answer = await prompt.question(`${action}: this cannot be undone. Continue? [y/N] `)
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CommandFailed("cancelled", ExitCode.Usage)
+  } finally {
+    prompt.close()
+  }
+}
+
 /** The program's global options as commander parsed them. */
 export interface GlobalOptions {
   readonly url?: string
@@ -22,6 +51,7 @@ export interface GlobalOptions {
   readonly empresa?: string
   readonly json?: boolean
   readonly quiet?: boolean
+  readonly yes?: boolean
 }
 
 /**
@@ -56,6 +86,7 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
   }
 
   const run = async (request: Call): Promise<void> => {
+    await confirmDestructive(request.path, options().yes === true, io)
     const reply = await call(request)
     if (reply.headers.get("idempotent-replayed") === "true") {
       io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
