@@ -2,6 +2,7 @@ import { appRouter } from "@fidelis/core"
 import type { Command } from "commander"
 import { createCli } from "trpc-cli"
 import { cliRouter, type CustomCommand } from "./commands.js"
+import { bashCompletion, zshCompletion } from "./completion.js"
 import { EXIT_CODES_HELP } from "./exit-codes.js"
 import type { Call } from "./transport.js"
 
@@ -63,6 +64,14 @@ export const buildProgram = (
     // trpc-cli appends the list of subcommands, which the help lists anyway.
     .description(DESCRIPTION)
     .addHelpText("after", EPILOGUE)
+  program
+    .command("completion")
+    .description("Print a shell completion script: eval \"$(fidelis completion bash)\" (or zsh)")
+    .argument("<shell>", "bash or zsh")
+    .action((shell: string) => {
+      if (shell !== "bash" && shell !== "zsh") throw new Error(`completion: unknown shell "${shell}"; use bash or zsh`)
+      output.stdout(shell === "bash" ? bashCompletion(program) : zshCompletion(program))
+    })
   walk(program, (command) => {
     command
       .exitOverride()
