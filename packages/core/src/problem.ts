@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server"
+import type { TRPCError } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import type { ZodError } from "zod"
 import { isDomainError, type ValidationIssue } from "./errors.js"
@@ -93,4 +93,3 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
   })
 }
 
-export const isTRPCError = (u: unknown): u is TRPCError => u instanceof TRPCError

@@ -59,3 +59,7 @@ export const periodSeries = (sql: SqlClient.SqlClient, window: Window, groupBy: 
 /** How a period is labelled on the wire: 2026-11-22 (day, week's Monday) or 2026-11 (month). */
 export const periodLabel = (sql: SqlClient.SqlClient, column: Statement.Fragment, groupBy: GroupBy) =>
   groupBy === "month" ? sql`to_char(${column}, 'YYYY-MM')` : sql`to_char(${column}, 'YYYY-MM-DD')`
+
+/** `column` falls inside the window `[from, to)`. */
+export const withinWindow = (sql: SqlClient.SqlClient, column: Statement.Fragment, window: Window) =>
+  sql`${column} >= ${window.from} AND ${column} < ${window.to}`

@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { windowOf } from "../periods.js"
+import { windowOf, withinWindow } from "../periods.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
 
 type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
@@ -17,7 +17,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
 
     const get = Effect.fn("ClientBehavior.get")(function* (empresaId: string, input: ClientBehaviorInput) {
       const window = yield* windowOf(empresaId, input.days)
-      const within = (column: Statement.Fragment) => sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
       const ofClient = sql`empresa_id = ${empresaId} AND client_id = ${input.client_id}`
 

@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { periodLabel, periodSeries, windowOf } from "../periods.js"
+import { periodLabel, periodSeries, windowOf, withinWindow } from "../periods.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
 
 const TOP_CLIENTS = 10
@@ -28,7 +28,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
       const name = programId === null ? null : yield* programName(empresaId, programId)
       const window = yield* windowOf(empresaId, input.days)
       const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
-      const within = (column: Statement.Fragment) => sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
       const completed = within(sql`completed_at`)
 

@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-import { windowOf } from "../periods.js"
+import { windowOf, withinWindow } from "../periods.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
 
 /**
@@ -26,7 +26,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
 
     const get = Effect.fn("MetricsOverview.get")(function* (empresaId: string, input: MetricsOverviewInput) {
       const window = yield* windowOf(empresaId, input.days)
-      const within = (column: Statement.Fragment) => sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
 
       // Active clients come from the timeline alone: every action writes its event, points
