@@ -3,7 +3,7 @@
  * embedded PGlite and (when reachable) on PostgreSQL, and prints throughput, p50/p99 and the
  * ratio. Results are also written to bench/results/<timestamp>.json.
  *
- *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10
+ *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10 [--only=get_client,credit_points]
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
@@ -21,7 +21,8 @@ const { values: args } = parseArgs({
   options: {
     db: { type: "string", default: "both" },
     duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" }
+    connections: { type: "string", default: "10" },
+    only: { type: "string" }
   }
 })
 const duration = Number(args.duration)
@@ -30,7 +31,6 @@ const connections = Number(args.connections)
 interface Proc {
   readonly port: number
   readonly child: ChildProcess
-  readonly output: () => string
 }
 
 /** Spawns a TypeScript entry point and waits for its `listening <port>` line (or Fidelis's JSON log). */
@@ -43,12 +43,16 @@ const start = (entry: string, argv: string[], env: Record<string, string>): Prom
     })
     let output = ""
     const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 300_000)
+    // Once the port is known the server's access log is drained unread: keeping and rescanning it
+    // would cost the load generator, which shares the machine's two cores, CPU per request.
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const port = /listening (\d+)/.exec(output)?.[1] ?? /"message":"listening","url":"http:\/\/[^:]+:(\d+)"/.exec(output)?.[1]
       if (port) {
         clearTimeout(timer)
-        resolve({ port: Number(port), child, output: () => output })
+        child.stdout!.off("data", onData)
+        child.stdout!.resume()
+        resolve({ port: Number(port), child })
       }
     }
     child.stdout!.on("data", onData)
@@ -241,7 +245,8 @@ const measureAll = async (port: number, list: Scenario[], side: "fidelis" | "bas
 const benchDatabase = async (db: Database) => {
   process.stdout.write(`\n== ${db.name}\n`)
   const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as { empresaId: string; clientIds: string[] }
-  const list = scenarios(seeded.clientIds)
+  const only = args.only?.split(",")
+  const list = scenarios(seeded.clientIds).filter(({ name }) => only === undefined || only.includes(name))
 
   const adminKey = `bench-admin-${process.pid}-0123456789`
   const fidelis = await start("apps/server/src/main.ts", [], {

@@ -13,12 +13,11 @@ afterAll(async () => {
   await server?.stop()
 })
 
-
 /** An MCP client as an assistant host configures it: type http, the key in X-API-Key. */
-const connect = async (key: string) => {
+const connect = async (key: string, target: TestServer = server) => {
   const client = new Client({ name: "fidelis-black-box", version: "1.0.0" })
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { "X-API-Key": key } } })
+    new StreamableHTTPClientTransport(new URL(`${target.url}/mcp`), { requestInit: { headers: { "X-API-Key": key } } })
   )
   return client
 }
@@ -82,6 +81,33 @@ describe("tool server at /mcp (spec 4.1), through the SDK client", () => {
     const blocked = await createTenant(server, { apiAccess: false })
     expect((await post({ "x-api-key": blocked.key })).status).toBe(403)
     await expect(connect(blocked.key)).rejects.toMatchObject({ code: 403, message: expect.stringMatching(/API access/) })
+  })
+
+  it("FIDELIS_MCP_CONFORMANCE_FIXTURES=1 adds only the conformance suite's fixture tool", async () => {
+    const fixtureServer = await startServer({ env: { FIDELIS_MCP_CONFORMANCE_FIXTURES: "1" } })
+    try {
+      const tenant = await createTenant(fixtureServer)
+      const client = await connect(tenant.key, fixtureServer)
+      try {
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name).toSorted()).toEqual([...COMPANY_TOOLS, "json_schema_2020_12_tool"].toSorted())
+        // What the suite's json-schema-2020-12 scenario checks survives the SDK's parsing on both ends.
+        expect(tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema).toEqual({
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+          properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+          additionalProperties: false
+        })
+        const args = { name: "Ana", address: { city: "Recife" } }
+        const echoed = await client.callTool({ name: "json_schema_2020_12_tool", arguments: args })
+        expect(echoed.content).toEqual([{ type: "text", text: JSON.stringify(args) }])
+      } finally {
+        await client.close()
+      }
+    } finally {
+      await fixtureServer.stop()
+    }
   })
 
   it("GET /mcp is 405 (stateless server, no stream to open)", async () => {

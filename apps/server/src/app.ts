@@ -21,6 +21,7 @@ declare module "h3" {
 export interface AppOptions {
   readonly runtime: CoreRuntime
   readonly allowedOrigins: ReadonlyArray<string>
+  readonly mcpConformanceFixtures?: boolean
 }
 
 const PUBLIC_BASE = "/api/v1/public"
@@ -55,8 +56,8 @@ const restApis = [
   }
 ] as const
 
-export const createApp = ({ runtime, allowedOrigins }: AppOptions) => {
-  const mcp = createMcpHandler({ runtime, allowedOrigins })
+export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: AppOptions) => {
+  const mcp = createMcpHandler({ runtime, allowedOrigins, conformanceFixtures: mcpConformanceFixtures })
 
   const app = new H3()
     .get("/healthz", () => json({ status: "ok" }))

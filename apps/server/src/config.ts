@@ -11,6 +11,8 @@ export interface ServerConfig {
   readonly allowedOrigins: ReadonlyArray<string>
   /** Seconds to let in-flight requests finish on SIGTERM. */
   readonly shutdownGraceSeconds: number
+  /** Lists the MCP conformance suite's fixture tools (FIDELIS_MCP_CONFORMANCE_FIXTURES=1, tests only). */
+  readonly mcpConformanceFixtures: boolean
 }
 
 const EnvSchema = z.object({
@@ -18,7 +20,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   FIDELIS_DEMO: z.string().optional(),
   FIDELIS_ALLOWED_ORIGINS: z.string().optional(),
-  FIDELIS_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(10)
+  FIDELIS_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
+  FIDELIS_MCP_CONFORMANCE_FIXTURES: z.string().optional()
 })
 
 export const serverConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ServerConfig => {
@@ -34,6 +37,7 @@ export const serverConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): Serve
     host: e.HOST,
     demo: e.FIDELIS_DEMO !== "0" && e.FIDELIS_DEMO !== "false",
     allowedOrigins: origins,
-    shutdownGraceSeconds: e.FIDELIS_SHUTDOWN_GRACE_SECONDS
+    shutdownGraceSeconds: e.FIDELIS_SHUTDOWN_GRACE_SECONDS,
+    mcpConformanceFixtures: e.FIDELIS_MCP_CONFORMANCE_FIXTURES === "1"
   }
 }

@@ -29,7 +29,12 @@ const demo =
   config.demo && config.core.databaseUrl === undefined ? await runtime.runPromise(seedDemoIfEmpty) : undefined
 
 // srvx types its handler for HTTP/1 and HTTP/2 at once; this server is HTTP/1.
-const handler = toNodeHandler(createApp({ runtime, allowedOrigins: config.allowedOrigins })) as unknown as RequestListener
+const app = createApp({
+  runtime,
+  allowedOrigins: config.allowedOrigins,
+  mcpConformanceFixtures: config.mcpConformanceFixtures
+})
+const handler = toNodeHandler(app) as unknown as RequestListener
 const server = createServer(handler)
 server.keepAliveTimeout = 65_000
 await new Promise<void>((resolve, reject) => {

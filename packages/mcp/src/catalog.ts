@@ -25,9 +25,13 @@ interface ProcedureDef {
 
 type ObjectSchema = Tool["inputSchema"]
 
-// draft-7 is what the SDK's own client validates with (Ajv's default) and what McpServer emits.
+/**
+ * 2020-12 is MCP's default dialect (SEP-1613). The SDK client validates structuredContent with a
+ * draft-07 Ajv that skips the `$schema` check, which reads these schemas right only while they use no
+ * keyword whose meaning changed (tuples, $defs); the handler test fails if one appears.
+ */
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): ObjectSchema =>
-  z.toJSONSchema(schema, { io, target: "draft-7" }) as ObjectSchema
+  z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as ObjectSchema
 
 const inputSchemaOf = (path: string, def: ProcedureDef): ObjectSchema => {
   const [input, ...more] = def.inputs

@@ -2,6 +2,7 @@ import { authenticate, problemOf, requestContextFromHeaders, type CoreRuntime, t
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
 import { Effect } from "effect"
+import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
 import { createServer, type Escalate } from "./server.js"
 
 export interface McpHandlerOptions {
@@ -12,6 +13,8 @@ export interface McpHandlerOptions {
    * serves on a loopback host; with no list, no other browser origin is.
    */
   readonly allowedOrigins?: ReadonlyArray<string>
+  /** Lists the official conformance suite's fixture tools too; for the conformance run only. */
+  readonly conformanceFixtures?: boolean
 }
 
 export type McpHandler = (req: Request, init: { requestId: string }) => Promise<Response>
@@ -48,8 +51,9 @@ const withHeaders = (response: Response, extra: Headers): Response => {
  * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
  * is authenticated once, before any MCP message is read, so refusals are plain HTTP statuses.
  */
-export const createMcpHandler = ({ runtime, allowedOrigins = [] }: McpHandlerOptions): McpHandler => {
+export const createMcpHandler = ({ runtime, allowedOrigins = [], conformanceFixtures = false }: McpHandlerOptions): McpHandler => {
   const origins = new Set(allowedOrigins)
+  const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
   return async (req, { requestId }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
@@ -74,7 +78,7 @@ export const createMcpHandler = ({ runtime, allowedOrigins = [] }: McpHandlerOpt
     if ("refused" in authenticated) return withHeaders(problemResponse(authenticated.refused), ctx.resHeaders)
 
     let escalated: Parameters<Escalate>[0] | undefined
-    const server = createServer(ctx, authenticated.principal, (outcome) => {
+    const server = createServer(ctx, authenticated.principal, fixtures, (outcome) => {
       escalated ??= outcome
     })
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

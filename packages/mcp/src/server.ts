@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { callTool, type CallOutcome } from "./call.js"
 import { catalogFor, IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
+import type { FixtureTool } from "./conformance-fixtures.js"
 
 export const SERVER_NAME = "fidelis"
 export const SERVER_VERSION = "0.1.0"
@@ -29,17 +30,27 @@ export type Escalate = (outcome: Extract<CallOutcome, { kind: "http" }>) => void
 
 /**
  * One MCP server per HTTP request (stateless mode): it serves the catalog of the principal the
- * request authenticated as, and runs every call in that request's context.
+ * request authenticated as, and runs every call in that request's context. `fixtures` are the
+ * conformance suite's test tools, empty outside the conformance run.
  */
-export const createServer = (ctx: RequestContext, principal: Principal, escalate: Escalate): Server => {
+export const createServer = (
+  ctx: RequestContext,
+  principal: Principal,
+  fixtures: ReadonlyArray<FixtureTool>,
+  escalate: Escalate
+): Server => {
   const tools = catalogFor(principal)
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: instructionsFor(tools) }
   )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((entry) => entry.tool) }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...tools.map((entry) => entry.tool), ...fixtures.map((fixture) => fixture.tool)]
+  }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {} } = request.params
+    const fixture = fixtures.find((candidate) => candidate.tool.name === name)
+    if (fixture !== undefined) return fixture.call(args)
     const entry = tools.find((candidate) => candidate.tool.name === name)
     // Tools outside the caller's catalog are reported as unknown, never as forbidden: no probing.
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)

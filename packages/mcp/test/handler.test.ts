@@ -194,6 +194,28 @@ describe("MCP handler: catalog", () => {
     expect(listKeys.outputSchema).toMatchObject({ type: "object", properties: { items: { type: "array" } } })
     expect(toolNamed(tools, "revoke_api_key").annotations?.destructiveHint).toBe(true)
   })
+
+  it("every tool schema is JSON Schema 2020-12 that reads the same under draft-07", async () => {
+    const tools = await listTools(ADMIN_KEY)
+    const schemas = tools.flatMap((tool) => (tool.outputSchema === undefined ? [tool.inputSchema] : [tool.inputSchema, tool.outputSchema]))
+    const keywords = new Set<string>()
+    const collect = (node: unknown): void => {
+      if (typeof node !== "object" || node === null) return
+      for (const [key, value] of Object.entries(node)) {
+        keywords.add(key)
+        collect(value)
+      }
+    }
+    schemas.forEach(collect)
+    const undeclared = schemas.filter((schema) => schema.$schema !== "https://json-schema.org/draft/2020-12/schema")
+    expect(schemas.length - undeclared.length).toBeGreaterThan(tools.length)
+    // Only procedures without input omit it: no $schema means 2020-12 too, MCP's default.
+    expect(undeclared).toEqual(undeclared.map(() => ({ type: "object", properties: {} })))
+    // Keywords whose meaning changed after draft-07: the SDK client's Ajv reads outputSchema as
+    // draft-07, so e.g. a tuple's 2020-12 `items: false` would reject every valid result.
+    const changed = ["prefixItems", "$ref", "$defs", "$dynamicRef", "$anchor", "unevaluatedProperties", "unevaluatedItems"]
+    expect(changed.filter((keyword) => keywords.has(keyword))).toEqual([])
+  })
 })
 
 describe("MCP handler: tool calls", () => {

@@ -1,6 +1,7 @@
-import { problemOf, requestContextFromHeaders, type CoreRuntime, type ProcedureMeta } from "@fidelis/core"
-import type { AnyRouter, TRPCError } from "@trpc/server"
-import { createOpenApiFetchHandler } from "trpc-to-openapi"
+import { problemOf, requestContextFromHeaders, type CoreRuntime, type ProcedureMeta, type RequestContext } from "@fidelis/core"
+import { TRPCError, type AnyRouter } from "@trpc/server"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi"
 
 export interface RestHandlerOptions {
   readonly runtime: CoreRuntime
@@ -18,23 +19,57 @@ export interface RestRequestInit {
 
 const JSON_TYPE = "application/json"
 
-/**
- * A write with no body at all (`curl -X POST …/claim`) means "no fields", not a wrong media type:
- * it travels as `{}`. A body without a JSON content type is still refused with 415.
- */
-const withImpliedBody = async (req: Request): Promise<Request> => {
-  if (req.method === "GET" || req.method === "HEAD" || req.method === "DELETE") return req
-  if (req.headers.get("content-type") !== null) return req
-  const body = await req.text()
-  const headers = new Headers(req.headers)
-  if (body.trim() === "") headers.set("content-type", JSON_TYPE)
-  return new Request(req.url, { method: req.method, headers, body: body.trim() === "" ? "{}" : body, signal: req.signal })
+/** What one request leaves behind for the response: its context and the error it ended with. */
+interface Exchange {
+  readonly ctx: RequestContext
+  failure?: TRPCError
+}
+
+/** The parsed body the library reads, or the reason there is none. */
+type Body = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly cause: unknown }
+
+const readBody = async (req: Request): Promise<{ body: Body; impliedJson: boolean }> => {
+  const type = req.headers.get("content-type")
+  const text = await req.text()
+  // A write with no body at all (`curl -X POST …/claim`) means "no fields", not a wrong media type:
+  // it travels as `{}`. A body without a JSON content type is still refused with 415.
+  if (type === null && text.trim() === "") return { body: { ok: true, value: {} }, impliedJson: true }
+  if (type?.includes(JSON_TYPE) !== true) return { body: { ok: true, value: text }, impliedJson: false }
+  try {
+    return { body: { ok: true, value: JSON.parse(text) as unknown }, impliedJson: false }
+  } catch (cause) {
+    return { body: { ok: false, cause }, impliedJson: false }
+  }
 }
 
 /**
- * Serves a router's OpenAPI routes with web-standard Request/Response. The library's own error body
- * is replaced by core's problem mapping, and the context's response headers (rate limit, replay
- * marker) are copied onto every response, errors included.
+ * The request as trpc-to-openapi's node handler reads it: a `Request` (so it takes the web paths
+ * for content type and abort signal) whose URL is relative to the base path and whose `body` is
+ * the parsed JSON, as its own fetch adapter presents it.
+ */
+const libraryRequest = async (req: Request, endpoint: string): Promise<Request> => {
+  const url = req.url.replace(endpoint, "")
+  if (req.method === "GET" || req.method === "HEAD" || req.method === "DELETE") {
+    return new Proxy(req, { get: (target, prop) => (prop === "url" ? url : Reflect.get(target, prop, target)) })
+  }
+  const { body, impliedJson } = await readBody(req)
+  const headers = impliedJson ? new Headers([...req.headers, ["content-type", JSON_TYPE]]) : req.headers
+  return new Proxy(req, {
+    get: (target, prop) => {
+      if (prop === "url") return url
+      if (prop === "headers") return headers
+      if (prop !== "body") return Reflect.get(target, prop, target)
+      if (body.ok) return body.value
+      throw new TRPCError({ code: "PARSE_ERROR", message: "Failed to parse request body", cause: body.cause })
+    }
+  })
+}
+
+/**
+ * Serves a router's OpenAPI routes with web-standard Request/Response. The library's node handler
+ * is built once per router (it compiles a regular expression per route; its fetch adapter rebuilds
+ * that table on every request). Its error body is replaced by core's problem mapping, and the
+ * context's response headers (rate limit, replay marker) go on every response, errors included.
  */
 export const createRestHandler = ({ runtime, router, endpoint }: RestHandlerOptions) => {
   const successStatus = new Map<string, number>()
@@ -43,28 +78,48 @@ export const createRestHandler = ({ runtime, router, endpoint }: RestHandlerOpti
     if (status !== undefined) successStatus.set(path, status)
   }
 
-  return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
-    const req = await withImpliedBody(incoming)
-    const ctx = requestContextFromHeaders(runtime, req.headers, { requestId: init.requestId, signal: req.signal })
-    let failure: TRPCError | undefined
-    const res = await createOpenApiFetchHandler({
-      endpoint,
-      router,
-      req,
-      createContext: () => ctx,
-      responseMeta: ({ paths, errors }) =>
-        errors.length === 0 && paths?.[0] !== undefined ? { status: successStatus.get(paths[0]) ?? 200 } : {},
-      onError: ({ error }) => {
-        failure = error
-      }
-    })
-    const headers = new Headers(res.headers)
-    ctx.resHeaders.forEach((value, key) => headers.set(key, value))
-    if (failure === undefined) return new Response(res.body, { status: res.status, headers })
+  const exchanges = new WeakMap<object, Exchange>()
+  const exchangeOf = (req: unknown) => exchanges.get(req as object)!
+  const handle = createOpenApiNodeHttpHandler<AnyRouter, IncomingMessage, ServerResponse>({
+    router,
+    createContext: ({ req }) => exchangeOf(req).ctx,
+    responseMeta: ({ paths, errors }) =>
+      errors.length === 0 && paths?.[0] !== undefined ? { status: successStatus.get(paths[0]) ?? 200 } : {},
+    onError: ({ error, req }) => {
+      exchangeOf(req).failure = error
+    }
+  })
 
-    const problem = problemOf(failure)
-    if (problem.status >= 500) init.onInternalError?.(failure)
+  /** Runs the library's handler against a minimal response that collects status and body. */
+  const dispatch = (req: Request) =>
+    new Promise<{ status: number; body: string | undefined }>((resolve, reject) => {
+      let status = 200
+      const res = {
+        setHeader: () => undefined,
+        get statusCode() {
+          return status
+        },
+        set statusCode(code: number) {
+          status = code
+        },
+        end: (body?: string) => resolve({ status, body })
+      }
+      handle(req as unknown as IncomingMessage, res as unknown as ServerResponse).catch(reject)
+    })
+
+  return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
+    const req = await libraryRequest(incoming, endpoint)
+    const ctx = requestContextFromHeaders(runtime, incoming.headers, { requestId: init.requestId, signal: incoming.signal })
+    const exchange: Exchange = { ctx }
+    exchanges.set(req, exchange)
+    const { status, body } = await dispatch(req)
+
+    const headers = ctx.resHeaders
     headers.set("content-type", JSON_TYPE)
+    if (exchange.failure === undefined) return new Response(body, { status, headers })
+
+    const problem = problemOf(exchange.failure)
+    if (problem.status >= 500) init.onInternalError?.(exchange.failure)
     return new Response(JSON.stringify(problem.body), { status: problem.status, headers })
   }
 }
