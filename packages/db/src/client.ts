@@ -39,6 +39,23 @@ const withoutJit = (url: string) => {
   return parsed.toString()
 }
 
+/**
+ * The embedded database's pool: one connection, all PGlite serves. Its queries are never
+ * cancelled: sql-pg cancels an interrupted query (a client that hung up) by sending
+ * `pg_cancel_backend` through the pool, which on the one busy connection waits 5 s for the very
+ * query it cancels while every other request queues behind it. Without the backend's process id
+ * it skips that; the statement runs to its end and an unfinished transaction rolls back.
+ */
+const embeddedPool = (host: string, port: number) => {
+  const pool = new pg.Pool({ host, port, user: "postgres", database: "postgres", max: 1, application_name: "fidelis", types })
+  pool.on("connect", (client) => {
+    Object.assign(client, { processID: undefined })
+  })
+  // An idle connection's error must not crash the process; the next query reports it.
+  pool.on("error", () => undefined)
+  return pool
+}
+
 const clientLayer = (config: DatabaseConfig) =>
   config.url !== undefined
     ? PgClient.layer({
@@ -49,14 +66,11 @@ const clientLayer = (config: DatabaseConfig) =>
       })
     : Layer.unwrapScoped(
         Effect.map(startEmbedded(config.dataDir), ({ host, port }) =>
-          PgClient.layer({
-            host,
-            port,
-            username: "postgres",
-            database: "postgres",
-            maxConnections: 1,
-            applicationName: "fidelis",
-            types
+          PgClient.layerFromPool({
+            acquire: Effect.acquireRelease(
+              Effect.sync(() => embeddedPool(host, port)),
+              (pool) => Effect.promise(() => pool.end())
+            )
           })
         )
       )
