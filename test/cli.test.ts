@@ -1,5 +1,9 @@
 import { once } from "node:events"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fidelis, type Outcome } from "../packages/cli/test/bin.js"
 import { createTenant, startServer, type TestServer } from "./support/index.js"
@@ -86,5 +90,84 @@ describe("fidelis against a server (--url)", () => {
     const unreachable = await fidelis(["--url", url, "--api-key", "fid_x", "clients", "list"])
     expect(unreachable.code).toBe(7)
     expect(unreachable.stderr).toBe(`error: cannot reach ${url}/trpc: connect ECONNREFUSED 127.0.0.1:${port}\n`)
+  })
+})
+
+describe("fidelis with a config file profile", () => {
+  const dir = mkdtempSync(join(tmpdir(), "fidelis-cli-profiles-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("takes url and key from the profile; flags, then FIDELIS_* variables, win over it", async () => {
+    const tenant = await createTenant(server)
+    const other = await createTenant(server)
+    const file = join(dir, "config.json")
+    writeFileSync(
+      file,
+      JSON.stringify({ default_profile: "loja", profiles: { loja: { url: server.url, api_key: tenant.key }, outra: { url: server.url, api_key: other.key } } })
+    )
+    const env = { FIDELIS_CONFIG: file }
+    /** The empresa a command acts on with these settings: the one its key belongs to. */
+    const whoAmI = async (args: string[], extra: Record<string, string> = {}) => {
+      const run = async (...command: string[]) => json<Record<string, string>>(await fidelis([...args, ...command, "--json"], { ...env, ...extra }))
+      const client = await run("clients", "create", "--nome", "Perfil")
+      return (await run("points", "balance", client["id"]!))["empresa_id"]
+    }
+
+    expect(await whoAmI([])).toBe(tenant.empresa.id)
+
+    expect(await whoAmI(["--profile", "outra"])).toBe(other.empresa.id)
+    expect(await whoAmI([], { FIDELIS_PROFILE: "outra" })).toBe(other.empresa.id)
+    expect(await whoAmI([], { FIDELIS_API_KEY: other.key })).toBe(other.empresa.id)
+    expect(await whoAmI(["--api-key", tenant.key], { FIDELIS_API_KEY: other.key })).toBe(tenant.empresa.id)
+
+    const badVariable = await fidelis(["clients", "list"], { ...env, FIDELIS_API_KEY: "fid_not-a-real-key-000000000000000000" })
+    expect(badVariable.code).toBe(3)
+  })
+
+  it("never sends a profile's key to a server the profile does not name", async () => {
+    const tenant = await createTenant(server)
+    const seen: Array<string | undefined> = []
+    const stranger = createHttpServer((req, res) => {
+      seen.push(req.headers["x-api-key"] as string | undefined)
+      res.writeHead(401, { "content-type": "application/json" })
+      res.end(JSON.stringify({ error: { message: "no", code: -32001, data: { code: "UNAUTHORIZED", httpStatus: 401, detail: "Missing API key" } } }))
+    }).listen(0, "127.0.0.1")
+    await once(stranger, "listening")
+    try {
+      const file = join(dir, "stranger.json")
+      writeFileSync(file, JSON.stringify({ default_profile: "prod", profiles: { prod: { url: server.url, api_key: tenant.key } } }))
+      const url = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`
+      const refused = await fidelis(["--url", url, "clients", "list"], { FIDELIS_CONFIG: file })
+      expect(refused.code).toBe(3)
+      expect(refused.stderr).toMatch(/^error: Missing API key \(401\); pass --api-key, set FIDELIS_API_KEY or add api_key to a profile/)
+      // The CLI sends an empty key when it has none (the server's usual 401), never the profile's.
+      expect(seen).toEqual([""])
+    } finally {
+      await new Promise((resolve) => stranger.close(resolve))
+    }
+  })
+})
+
+describe("fidelis exit status 6 when rate limited", () => {
+  let limited: TestServer
+  beforeAll(async () => {
+    limited = await startServer({ env: { FIDELIS_RATE_LIMIT_PER_MINUTE: "3" } })
+  })
+  afterAll(async () => {
+    await limited?.stop()
+  })
+
+  it("says when to retry, in one line", async () => {
+    const tenant = await createTenant(limited)
+    // Windows are fixed minutes, so one may roll over mid-test: call until refused, within two windows' worth.
+    const codes: Array<number | null> = []
+    let last: Outcome | undefined
+    for (let i = 0; i < 7 && last?.code !== 6; i++) {
+      last = await fidelis(["--url", limited.url, "--api-key", tenant.key, "clients", "list", "--quiet"])
+      codes.push(last.code)
+    }
+    expect(codes.at(-1)).toBe(6)
+    expect(codes.slice(0, -1).every((code) => code === 0)).toBe(true)
+    expect(last?.stderr).toMatch(/^error: Rate limit exceeded; retry in \d+ s \(429\)\n$/)
   })
 })

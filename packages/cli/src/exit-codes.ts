@@ -13,6 +13,7 @@ export const ExitCode = {
   Conflict: 5,
   RateLimited: 6,
   Unavailable: 7,
+  Config: 8,
   Interrupted: 130
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
@@ -46,7 +47,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   5    conflict: a business rule or an idempotency clash refused it (409)
   6    rate limited (429)
   7    unavailable: embedded database busy, database or server unreachable
-  130  interrupted`
+  8    configuration: the config file is invalid, or names an unknown profile or key
+  130  interrupted (Ctrl-C)`
 
 /** A command failed in a way already explained: one line for stderr and the exit status. */
 export class CommandFailed extends Error {

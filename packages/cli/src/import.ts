@@ -122,6 +122,8 @@ export const importClientsCommand = ({ io, call, json }: ImportContext): CustomC
         const batch = rows.slice(start, start + BATCH_SIZE)
         let reply: Reply
         try {
+          // Ctrl-C between two batches: stop here rather than send the next one.
+          if (io.signal?.aborted) throw new CommandFailed("interrupted", ExitCode.Interrupted)
           reply = await call({ path: "clients.import", type: "mutation", input: { rows: batch, dry_run: dryRun }, idempotencyKey: undefined })
         } catch (error) {
           if (!(error instanceof CommandFailed) || start === 0) throw error

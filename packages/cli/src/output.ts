@@ -1,3 +1,5 @@
+import { PLAIN, type Styles } from "./colour.js"
+
 /** How results print: raw JSON for scripts, or tables and key/value lines for people. */
 
 type Row = Readonly<Record<string, unknown>>
@@ -26,27 +28,31 @@ const cell = (value: unknown): string => {
   return text.replace(/\s*\n\s*/g, " ")
 }
 
-const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+const alignedLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string[] => {
   const widths: number[] = []
   for (const row of rows) row.forEach((text, i) => (widths[i] = Math.max(widths[i] ?? 0, text.length)))
-  return rows.map((row) => row.map((text, i) => (i === row.length - 1 ? text : text.padEnd(widths[i] ?? 0))).join("  ")).join("\n")
+  return rows.map((row) => row.map((text, i) => (i === row.length - 1 ? text : text.padEnd(widths[i] ?? 0))).join("  "))
 }
 
-const table = (items: ReadonlyArray<unknown>): string => {
+const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>): string => alignedLines(rows).join("\n")
+
+const table = (items: ReadonlyArray<unknown>, styles: Styles): string => {
   if (items.length === 0) return "(no results)"
   if (!items.every(isRecord)) return items.map(cell).join("\n")
   const columns = [...new Set(items.flatMap((item) => Object.keys(item)))]
-  return aligned([columns, ...items.map((item) => columns.map((column) => cell(item[column])))])
+  // Styled after padding, so escape codes never count towards a column's width.
+  const [header = "", ...rows] = alignedLines([columns, ...items.map((item) => columns.map((column) => cell(item[column])))])
+  return [styles.bold(header), ...rows].join("\n")
 }
 
 const keyValues = (item: Row): string => aligned(Object.entries(item).map(([key, value]) => [key, cell(value)]))
 
-const human = (value: unknown): string => {
+const human = (value: unknown, styles: Styles): string => {
   if (isPage(value)) {
     const footer = `page ${value.page}/${Math.max(value.pages, 1)} · ${value.total} total`
-    return `${table(value.data)}\n${footer}`
+    return `${table(value.data, styles)}\n${footer}`
   }
-  if (Array.isArray(value)) return table(value)
+  if (Array.isArray(value)) return table(value, styles)
   if (isRecord(value)) return keyValues(value)
   return cell(value)
 }
@@ -69,7 +75,8 @@ const ids = (value: unknown): string => {
 
 export type OutputMode = "human" | "json" | "quiet"
 
-export const render = (value: unknown, mode: OutputMode): string => {
-  const text = mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value)
+/** `styles` only ever reach human output: JSON and ids stay plain for whatever reads them. */
+export const render = (value: unknown, mode: OutputMode, styles: Styles = PLAIN): string => {
+  const text = mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value, styles)
   return text === "" ? "" : `${text}\n`
 }

@@ -12,11 +12,12 @@ export interface ProgramOutput {
 }
 
 /** Long names of the global options; no option derived from a procedure may shadow them. */
-const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "json", "quiet", "yes", "version", "help"])
+const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "profile", "json", "quiet", "yes", "version", "help"])
 
 const DESCRIPTION = [
   "Fidelis from the command line: every command is a procedure of the platform's API.",
-  "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR (default ./data), as platform admin. With --url it calls that server over HTTP, authenticated by --api-key."
+  "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR (default ./data), as platform admin. With --url it calls that server over HTTP, authenticated by --api-key.",
+  "A profile of the config file (see fidelis config --help) can hold --url, --api-key and --empresa; a flag wins over its FIDELIS_* variable, which wins over the profile."
 ].join("\n\n")
 
 const EPILOGUE = `
@@ -26,6 +27,8 @@ Examples:
   fidelis points credit --client <id> --points 50 --idempotency-key order-1234
   fidelis clients import clientes.csv --empresa padaria-sol --dry-run
   fidelis --url https://fidelis.example.com --api-key fid_... points balance <client id> --json
+  fidelis config set --profile prod url https://fidelis.example.com && fidelis config set --profile prod api_key
+  fidelis --profile prod clients list --search ana
 
 ${EXIT_CODES_HELP}`
 
@@ -43,7 +46,9 @@ export const buildProgram = (
   output: ProgramOutput,
   version: string,
   run: (call: Call) => Promise<void>,
-  custom: Readonly<Record<string, CustomCommand>> = {}
+  custom: Readonly<Record<string, CustomCommand>> = {},
+  /** Adds commands of the CLI's own (not procedures), before every command is set up below. */
+  extend: (program: Command) => void = () => {}
 ): Command => {
   const router = cliRouter(appRouter, run, GLOBAL_OPTIONS, custom)
   const cli = createCli({ router, name: "fidelis", version, description: DESCRIPTION })
@@ -58,6 +63,7 @@ export const buildProgram = (
       "--empresa <id|slug>",
       "the empresa a company command acts on, for admins: local mode or an admin key (env: FIDELIS_EMPRESA)"
     )
+    .option("--profile <name>", "the config file's profile to use instead of its default (env: FIDELIS_PROFILE)")
     .option("--json", "print the raw result as JSON, for scripts")
     .option("-q, --quiet", "print only identifiers, one per line (for xargs and shell loops)")
     .option("-y, --yes", "do not ask before a destructive command (revoking a key, cancelling a coupon); required without a terminal")
@@ -72,6 +78,7 @@ export const buildProgram = (
       if (shell !== "bash" && shell !== "zsh") throw new Error(`completion: unknown shell "${shell}"; use bash or zsh`)
       output.stdout(shell === "bash" ? bashCompletion(program) : zshCompletion(program))
     })
+  extend(program)
   walk(program, (command) => {
     command
       .exitOverride()

@@ -38,7 +38,9 @@ const callFailure = (error: unknown, options: RemoteOptions, response: Response 
   if (data?.code !== undefined) {
     const status = data.httpStatus
     let line = problemLine(data.detail, status, error.message)
-    if (data.code === "UNAUTHORIZED" && options.apiKey === undefined) line += "; pass --api-key or set FIDELIS_API_KEY"
+    if (data.code === "UNAUTHORIZED" && options.apiKey === undefined) {
+      line += "; pass --api-key, set FIDELIS_API_KEY or add api_key to a profile (fidelis config set api_key)"
+    }
     // A 500 hides its cause; the request id is what finds it in the server's log.
     const requestId = status !== undefined && status >= 500 ? response?.headers.get("x-request-id") : null
     if (requestId) line += `, request id ${requestId}`

@@ -1,8 +1,10 @@
 import { appRouter, type ProcedureMeta } from "@fidelis/core"
-import { createInterface } from "node:readline/promises"
+import type { Styles } from "./colour.js"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { openLocal } from "./local.js"
 import { render } from "./output.js"
+import { configPath, readConfig, selectProfile } from "./profiles.js"
+import { ask, canAsk } from "./prompt.js"
 import { openRemote } from "./remote.js"
 import type { Call, Reply, Transport } from "./transport.js"
 
@@ -13,8 +15,10 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv
   /** Aborting it (Ctrl-C) interrupts the call in flight. */
   readonly signal?: AbortSignal | undefined
-  /** The terminal stderr is, when it is one: where progress bars draw. */
+  /** The terminal stderr is, when it is one: where progress bars draw and questions are asked. */
   readonly terminal?: NodeJS.WriteStream | undefined
+  /** Colour for each stream, where a person reads it (see colour.ts). */
+  readonly styles: { readonly stdout: Styles; readonly stderr: Styles }
 }
 
 /** Procedures whose metadata marks them destructive (revoking a key, cancelling a coupon). */
@@ -32,23 +36,21 @@ const destructive = (path: string): string | undefined => {
 const confirmDestructive = async (path: string, yes: boolean, io: CliIo) => {
   const action = destructive(path)
   if (action === undefined || yes) return
-  if (!process.stdin.isTTY || io.terminal === undefined) {
+  if (!canAsk(io.terminal)) {
     throw new CommandFailed(`"${action}" cannot be undone: confirm with --yes`, ExitCode.Usage)
   }
-  const prompt = createInterface({ input: process.stdin, output: io.terminal })
-  try {
-    const answer = await prompt.question(`${action}: this cannot be undone. Continue? [y/N] `)
-    if (!/^y(es)?$/i.test(answer.trim())) throw new CommandFailed("cancelled", ExitCode.Usage)
-  } finally {
-    prompt.close()
-  }
+  const answer = await ask(io.terminal, `${action}: this cannot be undone. Continue? [y/N] `)
+  if (!/^y(es)?$/i.test(answer.trim())) throw new CommandFailed("cancelled", ExitCode.Usage)
 }
+
+const sameServer = (a: string, b: string | undefined) => b !== undefined && a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
 
 /** The program's global options as commander parsed them. */
 export interface GlobalOptions {
   readonly url?: string
   readonly apiKey?: string
   readonly empresa?: string
+  readonly profile?: string
   readonly json?: boolean
   readonly quiet?: boolean
   readonly yes?: boolean
@@ -63,14 +65,26 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
 
   const open = async (): Promise<Transport> => {
     const given = options()
-    const url = given.url ?? io.env["FIDELIS_URL"]
-    const apiKey = given.apiKey ?? io.env["FIDELIS_API_KEY"]
-    const empresa = given.empresa ?? io.env["FIDELIS_EMPRESA"]
-    if (url !== undefined && url !== "") return openRemote({ url, apiKey, empresa, signal: io.signal })
+    const path = configPath(io.env)
+    const profile = selectProfile(path, readConfig(path), given.profile ?? io.env["FIDELIS_PROFILE"])
+    // Each setting on its own: a flag, else its environment variable, else the profile.
+    const url = given.url || io.env["FIDELIS_URL"] || profile.values.url || undefined
+    // A profile's key goes only to its own server: `--url http://localhost:3000` must not receive
+    // the production key of the default profile.
+    const profileKey = url !== undefined && sameServer(url, profile.values.url) ? profile.values.api_key : undefined
+    const apiKey = given.apiKey ?? io.env["FIDELIS_API_KEY"] ?? profileKey
+    const empresa = given.empresa ?? io.env["FIDELIS_EMPRESA"] ?? profile.values.empresa
+    if (url !== undefined) return openRemote({ url, apiKey, empresa, signal: io.signal })
     // A key without a URL means the user believes they are remote; acting on the local data instead
     // would be a silent surprise.
     if (given.apiKey !== undefined) {
       throw new CommandFailed("--api-key needs --url (or FIDELIS_URL); without one the CLI works on the local database", ExitCode.Usage)
+    }
+    if (profile.values.api_key !== undefined) {
+      throw new CommandFailed(
+        `profile "${profile.name}" has an api_key but no url; set one with: fidelis config set --profile ${profile.name} url <url>`,
+        ExitCode.Config
+      )
     }
     return openLocal({ env: io.env, empresa, signal: io.signal })
   }
@@ -92,7 +106,7 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
       io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
     }
     const { json, quiet } = options()
-    io.stdout(render(reply.value, json === true ? "json" : quiet === true ? "quiet" : "human"))
+    io.stdout(render(reply.value, json === true ? "json" : quiet === true ? "quiet" : "human", io.styles.stdout))
   }
 
   const close = async () => {

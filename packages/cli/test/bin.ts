@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
@@ -27,19 +29,23 @@ const collect = (child: ChildProcess, timeoutMs: number) =>
     })
   })
 
+/** A config file no test writes: a developer's own ~/.config/fidelis never steers a test. */
+const NO_CONFIG = join(tmpdir(), "fidelis-test-no-config", "config.json")
+
 /**
  * Runs the `fidelis` bin as a user would, in a clean environment: only PATH and `env`, so a
- * developer's FIDELIS_URL or DATABASE_URL never leaks into a test.
+ * developer's FIDELIS_URL, DATABASE_URL or config file never leaks into a test. `input`, when
+ * given, is piped to its stdin.
  */
-export const fidelis = (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 45_000) =>
-  collect(
-    spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env["PATH"] ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    }),
-    timeoutMs
-  )
+export const fidelis = (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 45_000, input?: string) => {
+  const child = spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env["PATH"] ?? "", FIDELIS_CONFIG: NO_CONFIG, ...env },
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+  })
+  child.stdin?.end(input)
+  return collect(child, timeoutMs)
+}
 
 /** Starts a TypeScript fixture as its own process (the embedded database is locked per process). */
 export const startFixture = (file: string, env: Record<string, string>) =>
