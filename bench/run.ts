@@ -9,8 +9,8 @@
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
  */
 import autocannon from "autocannon"
-import { spawn, type ChildProcess } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import pg from "pg"
@@ -196,15 +196,35 @@ interface Measure {
   readonly p99: number
   readonly errors: number
   readonly non2xx: number
+  /**
+   * The server process's CPU time (user + system) per request. Throughput on two shared cores moves
+   * with whatever else runs; a single-threaded server's CPU per request does not, so its ratio is
+   * the steadier comparison.
+   */
+  readonly cpuMsPerRequest: number | undefined
+}
+
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+
+/** CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    // Fields after "pid (comm) ": state is index 0, utime 11, stime 12.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return undefined
+  }
 }
 
 const measure = async (
-  port: number,
+  { port, child }: Proc,
   make: Scenario["fidelis"],
   headers: Record<string, string>,
   concurrency: number
 ): Promise<Measure> => {
   let i = 0
+  const cpuBefore = cpuSeconds(child.pid)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: concurrency,
@@ -218,7 +238,12 @@ const measure = async (
       }
     ]
   })
+  const cpuAfter = cpuSeconds(child.pid)
   return {
+    cpuMsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
+        ? undefined
+        : Math.round(((cpuAfter - cpuBefore) * 1000 * 1000) / result.requests.total) / 1000,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -229,15 +254,16 @@ const measure = async (
 
 const report = (name: string, m: Measure) =>
   `${name} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms` +
+  (m.cpuMsPerRequest === undefined ? "" : `  cpu ${m.cpuMsPerRequest.toFixed(3)} ms/req`) +
   (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "")
 
 /** Measures each scenario on one side, after a warm-up pass of the same length. */
-const measureAll = async (port: number, list: Scenario[], side: "fidelis" | "baseline", headers: Record<string, string>) => {
+const measureAll = async (server: Proc, list: Scenario[], side: "fidelis" | "baseline", headers: Record<string, string>) => {
   const out = new Map<string, Measure>()
   for (const scenario of list) {
     const concurrency = scenario.connections ?? connections
-    await measure(port, scenario[side], headers, concurrency)
-    out.set(scenario.name, await measure(port, scenario[side], headers, concurrency))
+    await measure(server, scenario[side], headers, concurrency)
+    out.set(scenario.name, await measure(server, scenario[side], headers, concurrency))
   }
   return out
 }
@@ -259,14 +285,14 @@ const benchDatabase = async (db: Database) => {
   let ours: Map<string, Measure>
   try {
     const key = await createKey(`http://127.0.0.1:${fidelis.port}`, adminKey, seeded.empresaId)
-    ours = await measureAll(fidelis.port, list, "fidelis", { "x-api-key": key })
+    ours = await measureAll(fidelis, list, "fidelis", { "x-api-key": key })
   } finally {
     await stop(fidelis)
   }
   const baseline = await start("bench/baseline.ts", [], { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId })
   let base: Map<string, Measure>
   try {
-    base = await measureAll(baseline.port, list, "baseline", {})
+    base = await measureAll(baseline, list, "baseline", {})
   } finally {
     await stop(baseline)
   }
@@ -274,8 +300,13 @@ const benchDatabase = async (db: Database) => {
     const f = ours.get(name)!
     const b = base.get(name)!
     const ratio = b.rps > 0 ? f.rps / b.rps : 0
-    process.stdout.write(`${name.padEnd(25)} ${report("fidelis", f)} | ${report("baseline", b)} | ratio ${(ratio * 100).toFixed(0)}%\n`)
-    return { database: db.name, operation: name, fidelis: f, baseline: b, ratio }
+    const cpuRatio = f.cpuMsPerRequest && b.cpuMsPerRequest ? b.cpuMsPerRequest / f.cpuMsPerRequest : undefined
+    process.stdout.write(
+      `${name.padEnd(25)} ${report("fidelis", f)} | ${report("baseline", b)} | ratio ${(ratio * 100).toFixed(0)}%` +
+        (cpuRatio === undefined ? "" : ` (by CPU per request ${(cpuRatio * 100).toFixed(0)}%)`) +
+        "\n"
+    )
+    return { database: db.name, operation: name, fidelis: f, baseline: b, ratio, cpuRatio }
   })
 }
 
