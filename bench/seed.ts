@@ -4,7 +4,8 @@
  * database: DATABASE_URL, or the embedded one in FIDELIS_DATA_DIR.
  *
  *   100,000 clients · 2,000,000 ledger entries · 300,000 stamps · 50,000 survey responses
- *   spread over a year. Each step runs once: a re-run tops up only what is missing.
+ *   spread over a year, and the timeline event each ledger entry, stamp and claim writes (~2.3M).
+ *   Each step runs once: a re-run tops up only what is missing.
  */
 import { SqlClient } from "@effect/sql"
 import { configFromEnv, Empresas, makeRuntime, Quests } from "@fidelis/core"
@@ -161,6 +162,58 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
     stampsBar.stop()
   })
 
+/**
+ * The clients' timeline, as the write paths leave it: an event per ledger entry (a credit is a
+ * purchase, a spend what the points bought), per stamp and per reward claimed, at the same instant
+ * and with the same title and metadata. Set-based from the facts already seeded, so it also tops up
+ * a tenant seeded before the seeder wrote events.
+ */
+const seedTimeline = (empresaId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id`
+    const bar = progress("timeline", ids.length)
+    for (let offset = 0; offset < ids.length; offset += CHUNK_CLIENTS) {
+      const chunk = ids.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
+      yield* sql`
+        INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata, created_at)
+        SELECT l.empresa_id, l.client_id,
+               CASE WHEN l.kind = 'credit' THEN 'purchase' ELSE 'reward' END,
+               CASE WHEN l.kind = 'credit' THEN '+' || l.points || ' points' ELSE l.points || ' points' END,
+               l.description, l.points, jsonb_build_object('transaction_id', l.id, 'source', l.source), l.created_at
+        FROM points_ledger l
+        WHERE l.empresa_id = ${empresaId} AND l.client_id = ANY(${chunk}::uuid[]) AND l.source = 'bench'
+        UNION ALL
+        SELECT s.empresa_id, s.client_id, 'interaction', '+1 stamp',
+               p.name || ': ' || s.stamps || ' of ' || c.max_stamps || ' stamps', 0,
+               jsonb_build_object(
+                 'interaction_type', 'loyalty_stamp', 'card_id', c.id, 'program_id', p.id, 'program_name', p.name,
+                 'quantity', s.quantity, 'stamps', s.stamps, 'max_stamps', c.max_stamps,
+                 'completed', s.stamps = c.max_stamps, 'stamp_id', s.id),
+               s.created_at
+        FROM (
+          SELECT *, sum(quantity) OVER (PARTITION BY card_id ORDER BY created_at) AS stamps
+          FROM loyalty_stamps WHERE empresa_id = ${empresaId} AND client_id = ANY(${chunk}::uuid[])
+        ) s
+        JOIN loyalty_cards c ON c.empresa_id = s.empresa_id AND c.id = s.card_id
+        JOIN loyalty_programs p ON p.empresa_id = s.empresa_id AND p.id = s.program_id
+        UNION ALL
+        SELECT c.empresa_id, c.client_id, 'reward', 'Reward claimed: ' || p.reward_description, p.name, 0,
+               jsonb_build_object(
+                 'card_id', c.id, 'program_id', p.id, 'program_name', p.name,
+                 'reward_description', p.reward_description, 'next_card_id', next.id),
+               c.claimed_at
+        FROM loyalty_cards c
+        JOIN loyalty_programs p ON p.empresa_id = c.empresa_id AND p.id = c.program_id
+        LEFT JOIN loyalty_cards next
+          ON next.empresa_id = c.empresa_id AND next.client_id = c.client_id AND next.program_id = c.program_id
+         AND next.created_at >= c.claimed_at
+        WHERE c.empresa_id = ${empresaId} AND c.client_id = ANY(${chunk}::uuid[]) AND c.status = 'claimed'`
+      bar.update(offset + chunk.length)
+    }
+    bar.stop()
+  })
+
 /** Survey answers over the year: mostly satisfied, a tail of detractors, some leaving a contact. */
 const seedSurveyResponses = (empresaId: string, size: SeedSize) =>
   Effect.gen(function* () {
@@ -219,6 +272,16 @@ export const seedLarge = (size: SeedSize = LARGE) =>
     }
     if ((yield* count("loyalty_stamps")) === 0) {
       yield* seedStamps(empresa.id, size)
+      changed = true
+    }
+    // Seeded history is backdated: only it holds events from before the tenant existed.
+    const [timeline] = yield* sql<{ seeded: boolean }>`
+      SELECT EXISTS (
+        SELECT 1 FROM activity_events
+        WHERE empresa_id = ${empresa.id} AND created_at < (SELECT created_at FROM empresas WHERE id = ${empresa.id})
+      ) AS seeded`
+    if (!timeline!.seeded) {
+      yield* seedTimeline(empresa.id)
       changed = true
     }
     if ((yield* count("quest_responses")) === 0) {

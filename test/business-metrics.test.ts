@@ -147,6 +147,24 @@ describe("metrics follow the actions taken through the API", () => {
     })
   })
 
+  it("counts each client active once, whichever action wrote its events", async () => {
+    const tenant = await createTenant(server)
+    const ana = await createClient(server, tenant, { nome: "Ana Souza" })
+    const bruno = await createClient(server, tenant, { nome: "Bruno Lima" })
+    await createClient(server, tenant, { nome: "Carla Mendes" })
+    // Ana: three credits and a coupon (each writes its own event); Bruno: one stamp; Carla: nothing.
+    for (const points of [100, 200, 300]) await post(tenant, "/points/credit", { client_id: ana.id, points })
+    await post(tenant, "/coupons/generate", { client_id: ana.id, points: 150 })
+    const program = await post(tenant, "/loyalty-cards/programs", { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão" })
+    const card = await post(tenant, "/loyalty-cards", { client_id: bruno.id, program_id: program.id })
+    await post(tenant, `/loyalty-cards/${card.id}/stamp`, {})
+
+    for (const days of [1, 30, 365]) {
+      const overview = await get(tenant, `${OVERVIEW}?days=${days}`)
+      expect(overview.body.clients, `days=${days}`).toEqual({ total: 3, new: 3, active: 2 })
+    }
+  })
+
   it("serves the same objects as MCP tools, validated against their output schemas", async () => {
     const tenant = await createTenant(server)
     const ana = await createClient(server, tenant)

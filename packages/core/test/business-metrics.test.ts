@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
 import { Empresas } from "../src/empresas/service.js"
 import { ClientBehaviorReport } from "../src/metrics/business/client-behavior.js"
@@ -363,6 +363,63 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         redemptions: { created: 3, validated: 2, cancelled: 1, expired: 1, pending: 1, points_spent: 130 }
       })
       expect(Date.parse(overview.to)).toBeGreaterThanOrEqual(NOW.getTime())
+    })
+  )
+
+  it.effect("counts a client active when any of its events falls in the window", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const empresa = yield* newEmpresa("Feira")
+      // days=7 starts at local midnight 6 days ago; days=30 at local midnight 29 days ago.
+      const start = local(6, 0)
+      const justBefore = new Date(Date.parse(start) - 1).toISOString()
+      const ana = yield* insertClient(empresa.id, "Ana")
+      const bruno = yield* insertClient(empresa.id, "Bruno")
+      const carla = yield* insertClient(empresa.id, "Carla")
+      const diego = yield* insertClient(empresa.id, "Diego")
+      const fabio = yield* insertClient(empresa.id, "Fábio")
+      yield* insertClient(empresa.id, "Elisa")
+      // Ana: exactly at the start of the 7-day window; Bruno: a millisecond before it.
+      yield* insertEvent(empresa.id, ana.id, start)
+      yield* insertEvent(empresa.id, bruno.id, justBefore)
+      // Carla: several events, the latest earlier today, and an older one written after it.
+      for (const at of [local(30), local(3), earlierToday, local(10)]) yield* insertEvent(empresa.id, carla.id, at)
+      // Diego: only before the 7-day window.
+      for (const at of [local(20), local(8)]) yield* insertEvent(empresa.id, diego.id, at)
+      // Fábio: two events in one statement, on either side of the start.
+      yield* sql`
+        INSERT INTO activity_events (empresa_id, client_id, type, title, created_at)
+        VALUES (${empresa.id}, ${fabio.id}, 'purchase', 'test', ${local(2)}),
+               (${empresa.id}, ${fabio.id}, 'purchase', 'test', ${justBefore})`
+      // Elisa did nothing; a client of another empresa was active today.
+      const other = yield* newEmpresa("Outra feira")
+      const stranger = yield* insertClient(other.id, "Gil")
+      yield* insertEvent(other.id, stranger.id, earlierToday)
+
+      const active = (days: number) => Effect.map(MetricsOverviewReport.get(empresa.id, { days }), (o) => o.clients.active)
+      // Today: Carla. 7 days: Ana, Carla, Fábio. 30 days and a year: also Bruno and Diego.
+      expect([yield* active(1), yield* active(7), yield* active(30), yield* active(365)]).toEqual([1, 3, 5, 5])
+    })
+  )
+
+  it.effect("keeps a client's latest activity when an older event commits after a newer one", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const empresa = yield* newEmpresa("Concorrida")
+      const ana = yield* insertClient(empresa.id, "Ana")
+      // On real Postgres the older event's transaction waits for the newer one's lock on Ana's
+      // activity, then must not move it back; PGlite, one connection, runs them in turn.
+      const inserted = yield* Deferred.make<void>()
+      const newer = sql.withTransaction(
+        insertEvent(empresa.id, ana.id, earlierToday).pipe(
+          Effect.zipRight(Deferred.succeed(inserted, undefined)),
+          Effect.zipRight(sql`SELECT pg_sleep(0.3)`)
+        )
+      )
+      const older = Effect.zipRight(Deferred.await(inserted), sql.withTransaction(insertEvent(empresa.id, ana.id, local(10))))
+      yield* Effect.all([newer, older], { concurrency: "unbounded" })
+      const today = yield* MetricsOverviewReport.get(empresa.id, { days: 1 })
+      expect(today.clients).toEqual({ total: 1, new: 0, active: 1 })
     })
   )
 })

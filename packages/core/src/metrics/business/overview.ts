@@ -29,9 +29,11 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
       const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
 
-      // Active clients come from the timeline alone: every action writes its event, points
-      // movements included, so the ledger would only add rows to deduplicate. A coupon or
-      // redemption still open after its deadline counts as expired, as reads report it.
+      // Active clients: those with a timeline event in the window (every action writes one,
+      // points movements included), read from each client's latest event (migration 0011). The
+      // window ends now, so no upper bound: a client whose latest event came after `window.to`
+      // was read may still have been active inside it. A coupon or redemption still open after
+      // its deadline counts as expired, as reads report it.
       const [facts] = yield* sql<Facts>`
         SELECT json_build_object('total', c.total, 'new', c.new, 'active', a.active) AS clients,
                json_build_object('issued', l.issued, 'spent', l.spent, 'refunded', l.refunded, 'expired', l.expired,
@@ -43,8 +45,8 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
         FROM
           (SELECT count(*) AS total, count(*) FILTER (WHERE ${created}) AS new, coalesce(sum(balance), 0) AS outstanding
            FROM clients WHERE empresa_id = ${empresaId}) c,
-          (SELECT count(DISTINCT client_id) AS active
-           FROM activity_events WHERE empresa_id = ${empresaId} AND ${created}) a,
+          (SELECT count(*) AS active
+           FROM client_activity WHERE empresa_id = ${empresaId} AND last_active_at >= ${window.from}) a,
           (SELECT coalesce(sum(points) FILTER (WHERE kind = 'credit'), 0) AS issued,
                   coalesce(-sum(points) FILTER (WHERE kind = 'spend'), 0) AS spent,
                   coalesce(sum(points) FILTER (WHERE kind = 'refund'), 0) AS refunded,
