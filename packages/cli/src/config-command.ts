@@ -1,12 +1,14 @@
 import type { Command } from "commander"
 import { text } from "node:stream/consumers"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
-import { render, type OutputMode } from "./output.js"
+import { outputMode, render } from "./output.js"
 import {
+  configError,
   configPath,
   maskKey,
   PROFILE_KEYS,
   readConfig,
+  requestedProfile,
   selectProfile,
   writeConfig,
   type ConfigFile,
@@ -20,8 +22,6 @@ import type { CliIo, GlobalOptions } from "./session.js"
  * `fidelis config …`: edits the profiles in the config file (profiles.ts). Keys are shown masked
  * everywhere, `--json` included, so a screen share or a CI log never carries one.
  */
-
-const configError = (message: string) => new CommandFailed(message, ExitCode.Config)
 
 const profileKey = (key: string): ProfileKey => {
   if ((PROFILE_KEYS as ReadonlyArray<string>).includes(key)) return key as ProfileKey
@@ -59,9 +59,8 @@ interface ConfigContext {
 
 export const addConfigCommand = (program: Command, { io, options }: ConfigContext): void => {
   const path = () => configPath(io.env)
-  const requested = () => options().profile ?? io.env["FIDELIS_PROFILE"]
-  const mode = (): OutputMode => (options().json === true ? "json" : options().quiet === true ? "quiet" : "human")
-  const print = (value: unknown) => io.stdout(render(value, mode(), io.styles.stdout))
+  const requested = () => requestedProfile(options().profile, io.env)
+  const print = (value: unknown) => io.stdout(render(value, outputMode(options()), io.styles.stdout))
 
   /** The profile a change applies to: the one named, else the default, else a new "default". */
   const target = (config: ConfigFile) => requested() || config.default_profile || "default"
@@ -138,7 +137,7 @@ export const addConfigCommand = (program: Command, { io, options }: ConfigContex
     .action(() => {
       const file = readConfig(path())
       const names = Object.keys(file.profiles)
-      if (mode() === "quiet") return void io.stdout(names.map((name) => `${name}\n`).join(""))
+      if (outputMode(options()) === "quiet") return void io.stdout(names.map((name) => `${name}\n`).join(""))
       print(names.map((name) => ({ profile: name, default: name === file.default_profile, ...shown(file.profiles[name]!) })))
     })
 

@@ -75,6 +75,10 @@ const ids = (value: unknown): string => {
 
 export type OutputMode = "human" | "json" | "quiet"
 
+/** `--json` wins over `--quiet`; neither is output for people. */
+export const outputMode = ({ json, quiet }: { readonly json?: boolean; readonly quiet?: boolean }): OutputMode =>
+  json === true ? "json" : quiet === true ? "quiet" : "human"
+
 /** `styles` only ever reach human output: JSON and ids stay plain for whatever reads them. */
 export const render = (value: unknown, mode: OutputMode, styles: Styles = PLAIN): string => {
   const text = mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value, styles)

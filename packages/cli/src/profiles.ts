@@ -28,7 +28,7 @@ export interface SelectedProfile {
   readonly values: Profile
 }
 
-const configError = (message: string) => new CommandFailed(message, ExitCode.Config)
+export const configError = (message: string) => new CommandFailed(message, ExitCode.Config)
 
 export const configPath = (env: NodeJS.ProcessEnv): string => {
   if (env["FIDELIS_CONFIG"]) return env["FIDELIS_CONFIG"]
@@ -84,6 +84,10 @@ export const writeConfig = (path: string, config: ConfigFile): void => {
   writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 })
   renameSync(temporary, path)
 }
+
+/** The profile asked for: `--profile`, else FIDELIS_PROFILE; none (or empty) leaves the file's default. */
+export const requestedProfile = (flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined =>
+  flag ?? env["FIDELIS_PROFILE"]
 
 /** The profile `--profile` or FIDELIS_PROFILE names, else the file's default; naming a missing one is an error. */
 export const selectProfile = (path: string, config: ConfigFile, requested: string | undefined): SelectedProfile => {

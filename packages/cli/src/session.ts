@@ -2,8 +2,8 @@ import { appRouter, type ProcedureMeta } from "@fidelis/core"
 import type { Styles } from "./colour.js"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { openLocal } from "./local.js"
-import { render } from "./output.js"
-import { configPath, readConfig, selectProfile } from "./profiles.js"
+import { outputMode, render } from "./output.js"
+import { configPath, readConfig, requestedProfile, selectProfile } from "./profiles.js"
 import { ask, canAsk } from "./prompt.js"
 import { openRemote } from "./remote.js"
 import type { Call, Reply, Transport } from "./transport.js"
@@ -66,7 +66,7 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
   const open = async (): Promise<Transport> => {
     const given = options()
     const path = configPath(io.env)
-    const profile = selectProfile(path, readConfig(path), given.profile ?? io.env["FIDELIS_PROFILE"])
+    const profile = selectProfile(path, readConfig(path), requestedProfile(given.profile, io.env))
     // Each setting on its own: a flag, else its environment variable, else the profile.
     const url = given.url || io.env["FIDELIS_URL"] || profile.values.url || undefined
     // A profile's key goes only to its own server: `--url http://localhost:3000` must not receive
@@ -105,8 +105,7 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     if (reply.headers.get("idempotent-replayed") === "true") {
       io.stderr("note: replayed the result stored for this idempotency key; nothing was done again\n")
     }
-    const { json, quiet } = options()
-    io.stdout(render(reply.value, json === true ? "json" : quiet === true ? "quiet" : "human", io.styles.stdout))
+    io.stdout(render(reply.value, outputMode(options()), io.styles.stdout))
   }
 
   const close = async () => {
