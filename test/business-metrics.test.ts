@@ -1,7 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
 
 let server: TestServer
 
@@ -168,10 +166,7 @@ describe("metrics follow the actions taken through the API", () => {
   it("serves the same objects as MCP tools, validated against their output schemas", async () => {
     const tenant = await createTenant(server)
     const ana = await createClient(server, tenant)
-    const mcp = new Client({ name: "metrics-black-box", version: "1.0.0" })
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { "X-API-Key": tenant.key } } })
-    )
+    const mcp = await connectMcp(server, tenant.key)
     try {
       const loyalty = await mcp.callTool({ name: "get_loyalty_card_metrics", arguments: { program_id: null, days: 3, group_by: "week" } })
       expect(loyalty.isError).toBeFalsy()

@@ -1,7 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
 
 /**
  * The HTTP surface of the engagement analytics (referrals, surveys, NFC-e). The numbers themselves
@@ -163,10 +161,7 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
 describe("the metric tools over MCP", () => {
   it("answer what REST answers, and their results validate against the tools' output schemas", async () => {
     const tenant = await createTenant(server)
-    const client = new Client({ name: "engagement-metrics", version: "1.0.0" })
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { "X-API-Key": tenant.key } } })
-    )
+    const client = await connectMcp(server, tenant.key)
     try {
       const calls: Array<[string, Record<string, unknown>, string]> = [
         ["get_referral_performance", { client_id: null, days: 7 }, "/referral-performance?days=7"],

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
 import { COMPANY_TOOLS } from "./support/spec.js"
 
 let server: TestServer
@@ -23,10 +21,7 @@ const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
  * checks every structuredContent against the tool's output schema and rejects a mismatch.
  */
 const connect = async (key: string) => {
-  const client = new Client({ name: "fidelis-tools-black-box", version: "1.0.0" })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { "X-API-Key": key } } })
-  )
+  const client = await connectMcp(server, key)
   const { tools } = await client.listTools()
   return { client, tools: tools.map((tool) => tool.name).toSorted() }
 }

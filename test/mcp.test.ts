@@ -1,7 +1,5 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createTenant, startServer, type TestServer } from "./support/index.js"
+import { connectMcp, createTenant, startServer, type TestServer } from "./support/index.js"
 import { COMPANY_TOOLS } from "./support/spec.js"
 
 let server: TestServer
@@ -14,13 +12,7 @@ afterAll(async () => {
 })
 
 /** An MCP client as an assistant host configures it: type http, the key in X-API-Key. */
-const connect = async (key: string, target: TestServer = server) => {
-  const client = new Client({ name: "fidelis-black-box", version: "1.0.0" })
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${target.url}/mcp`), { requestInit: { headers: { "X-API-Key": key } } })
-  )
-  return client
-}
+const connect = (key: string, target: TestServer = server) => connectMcp(target, key)
 
 describe("tool server at /mcp (spec 4.1), through the SDK client", () => {
   it("a company key gets the company tools, and reads and credits points", async () => {

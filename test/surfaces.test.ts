@@ -1,11 +1,10 @@
 import { createFidelisClient } from "@fidelis/core/client"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { TRPCClientError } from "@trpc/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
-import { call, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
 
 let server: TestServer
 let tenant: Tenant
@@ -14,10 +13,7 @@ let mcp: Client
 beforeAll(async () => {
   server = await startServer()
   tenant = await createTenant(server)
-  mcp = new Client({ name: "surfaces-test", version: "1.0.0" })
-  await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { "X-API-Key": tenant.key } } })
-  )
+  mcp = await connectMcp(server, tenant.key)
 })
 afterAll(async () => {
   await mcp?.close()

@@ -1,3 +1,4 @@
 export * from "./database.js"
 export * from "./http.js"
 export * from "./server.js"
+export * from "./mcp.js"

@@ -72,15 +72,20 @@ const pathParamsOf = (path: string): ReadonlySet<string> =>
   new Set([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string))
 
 /**
- * Turns a zod input failure into the spec's validation items, each `loc` rooted where the field
- * travelled in a REST call (`path`, `query` or `body`), read from the procedure's own metadata.
+ * Where a REST call carries each top-level input field (`path`, `query` or `body`), read from the
+ * procedure's own metadata, so every validation `loc` is rooted where the caller put the field.
  */
-export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
+const rootOfField = (meta: ProcedureMeta | undefined) => {
   const openapi = meta?.openapi
   const pathParams = openapi ? pathParamsOf(openapi.path) : new Set<string>()
   const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
-  const rootOf = (field: PropertyKey | undefined) =>
+  return (field: PropertyKey | undefined) =>
     typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body"
+}
+
+/** Turns a zod input failure into the spec's validation items. */
+export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
+  const rootOf = rootOfField(meta)
   return error.issues.flatMap((issue): ValidationIssue[] => {
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
@@ -93,3 +98,43 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
   })
 }
 
+
+export const NUL_MESSAGE = "Must not contain the NUL character (\\u0000)"
+export const NUL_TYPE = "string_nul_character"
+
+/** Enough to name the offending fields without building a report as large as a hostile input. */
+const MAX_NUL_ISSUES = 20
+
+/**
+ * Every string in a raw input (object keys included) that holds a NUL character. Postgres cannot
+ * store one in text, so it is refused up front for every procedure instead of failing at the
+ * database. Walked with an explicit stack: a deeply nested hostile body must not overflow ours.
+ */
+export const nulCharacterIssues = (input: unknown, meta: ProcedureMeta | undefined): ValidationIssue[] => {
+  const rootOf = rootOfField(meta)
+  const issues: ValidationIssue[] = []
+  // Paths as parent links, built into arrays only when reported: copying them per level would
+  // make a deeply nested body quadratic.
+  type Path = { readonly key: string | number; readonly parent: Path } | null
+  const report = (path: Path) => {
+    const keys: Array<string | number> = []
+    for (let node = path; node !== null; node = node.parent) keys.push(node.key)
+    keys.reverse()
+    issues.push({ loc: [rootOf(keys[0]), ...keys], msg: NUL_MESSAGE, type: NUL_TYPE })
+  }
+  const stack: Array<{ readonly value: unknown; readonly path: Path }> = [{ value: input, path: null }]
+  while (stack.length > 0 && issues.length < MAX_NUL_ISSUES) {
+    const { value, path } = stack.pop()!
+    if (typeof value === "string") {
+      if (value.includes("\0")) report(path)
+    } else if (Array.isArray(value)) {
+      value.forEach((item, key) => stack.push({ value: item, path: { key, parent: path } }))
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes("\0")) report({ key, parent: path })
+        else stack.push({ value: item, path: { key, parent: path } })
+      }
+    }
+  }
+  return issues
+}

@@ -10,7 +10,7 @@ import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
 import { BadRequest, Forbidden, isDomainError, RateLimited, ValidationFailed, trpcCodeOf } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
-import { INTERNAL_MESSAGE, problemOf, validationIssues } from "./problem.js"
+import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
 
 const t = initTRPC
@@ -95,7 +95,23 @@ export const authenticate = (ctx: RequestContext): Promise<Principal> => {
   return ctx.authentication
 }
 
-const base = t.procedure.use(validationAs422)
+/**
+ * Refuses a NUL character in any string of any procedure's input, on every surface, when the input
+ * is first read (so after authentication): Postgres cannot store one, and zod lets it through.
+ */
+const refuseNulCharacters = t.middleware(({ meta, next, getRawInput }) =>
+  next({
+    getRawInput: async () => {
+      const input = await getRawInput()
+      const issues = nulCharacterIssues(input, meta)
+      if (issues.length === 0) return input
+      const cause = new ValidationFailed({ issues })
+      throw new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+    }
+  })
+)
+
+const base = t.procedure.use(validationAs422).use(refuseNulCharacters)
 
 /** Routes anyone may call (public survey routes, auth). */
 export const publicProcedure = base.meta({ scope: "public" })
@@ -130,18 +146,19 @@ export const adminProcedure = base.meta({ scope: "admin" }).use(async ({ ctx, ne
   return next({ ctx: { principal } })
 })
 
+/** Why an `X-Idempotency-Key` cannot be used, if it cannot. */
+const idempotencyKeyProblem = (key: string) => {
+  if (key.length < 1) return { msg: "Must be 1 to 255 characters", type: "string_too_short" }
+  if (key.length > 255) return { msg: "Must be 1 to 255 characters", type: "string_too_long" }
+  if (key.includes("\0")) return { msg: NUL_MESSAGE, type: NUL_TYPE }
+  return undefined
+}
+
 /** Procedures that accept X-Idempotency-Key check its shape before anything runs. */
 export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: true }).use(async ({ ctx, next }) => {
-  const key = ctx.idempotencyKey
-  if (key !== undefined && (key.length < 1 || key.length > 255)) {
-    await runEffect(
-      ctx,
-      Effect.fail(
-        new ValidationFailed({
-          issues: [{ loc: ["header", "X-Idempotency-Key"], msg: "Must be 1 to 255 characters", type: "string_too_long" }]
-        })
-      )
-    )
+  const problem = ctx.idempotencyKey === undefined ? undefined : idempotencyKeyProblem(ctx.idempotencyKey)
+  if (problem !== undefined) {
+    await runEffect(ctx, Effect.fail(new ValidationFailed({ issues: [{ loc: ["header", "X-Idempotency-Key"], ...problem }] })))
   }
   return next()
 })

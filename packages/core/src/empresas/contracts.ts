@@ -2,6 +2,10 @@ import { z } from "zod"
 import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 
+/**
+ * A first, offline check that reports with the other fields; the service then holds the zone to
+ * the database's own list (Empresas.checkedSettings), which is the rule that matters.
+ */
 const isTimeZone = (tz: string) => {
   try {
     return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone.length > 0
@@ -12,7 +16,12 @@ const isTimeZone = (tz: string) => {
 
 /** Known settings only: a typo in a key is a 422, not a silently ignored value. */
 export const EmpresaSettings = z.strictObject({
-  timezone: z.string().refine(isTimeZone, "Unknown IANA time zone").optional().describe("IANA time zone; default America/Sao_Paulo"),
+  timezone: z
+    .string()
+    .max(64)
+    .refine(isTimeZone, "Unknown IANA time zone")
+    .optional()
+    .describe("IANA time zone that the database knows, e.g. America/Sao_Paulo (the default)"),
   point_value: JsonNumber(z.number().positive().max(1000)).optional().describe("Value in BRL of one point, for points-for-value coupons"),
   points_per_real: JsonNumber(z.number().min(0).max(1000)).optional().describe("Points credited per BRL on NFC-e invoices"),
   coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),

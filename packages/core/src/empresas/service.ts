@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
 import { AuthCache } from "../auth/cache.js"
-import { Conflict, NotFound } from "../errors.js"
-import type { CreateEmpresaInput, Empresa, UpdateEmpresaInput } from "./contracts.js"
+import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import type { CreateEmpresaInput, Empresa, EmpresaSettings, UpdateEmpresaInput } from "./contracts.js"
 
 const duplicate = (constraint: string) =>
   constraint.includes("cnpj")
@@ -16,11 +16,45 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
     const sql = yield* SqlClient.SqlClient
     const authCache = yield* AuthCache
 
+    /**
+     * The time zones Postgres knows, by lower-case name. Every local-calendar query runs `AT TIME
+     * ZONE` in the database, so a zone Node accepts and Postgres does not (US/Pacific-New) would
+     * break every metric of the empresa: the database's list is the rule. It changes only with a
+     * Postgres upgrade, so it is read once per process.
+     */
+    let timeZones: ReadonlyMap<string, string> | undefined
+    const knownTimeZones = Effect.suspend(() =>
+      timeZones !== undefined
+        ? Effect.succeed(timeZones)
+        : sql<{ name: string }>`SELECT name FROM pg_timezone_names`.pipe(
+            Effect.map((rows) => (timeZones = new Map(rows.map(({ name }) => [name.toLowerCase(), name]))))
+          )
+    )
+
+    /** Settings as stored: the time zone checked and spelled as the database spells it. */
+    const checkedSettings = Effect.fn("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(settings: S) {
+      if (settings?.timezone === undefined) return settings
+      const timezone = (yield* knownTimeZones).get(settings.timezone.toLowerCase())
+      if (timezone === undefined) {
+        return yield* new ValidationFailed({
+          issues: [
+            {
+              loc: ["body", "settings", "timezone"],
+              msg: `Unknown time zone ${JSON.stringify(settings.timezone)}: use an IANA name such as America/Sao_Paulo`,
+              type: "value_error"
+            }
+          ]
+        })
+      }
+      return { ...settings, timezone }
+    })
+
     const create = Effect.fn("Empresas.create")(function* (input: CreateEmpresaInput) {
+      const settings = yield* checkedSettings(input.settings)
       const [row] = yield* sql<Empresa>`
         INSERT INTO empresas (name, id_name, cnpj, plan, api_access, settings)
         VALUES (${input.name}, ${input.id_name}, ${input.cnpj ?? null}, ${input.plan}, ${input.api_access},
-                ${JSON.stringify(input.settings)}::jsonb)
+                ${JSON.stringify(settings)}::jsonb)
         RETURNING *`.pipe(onUniqueViolation(duplicate))
       return row!
     })
@@ -42,7 +76,8 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
     })
 
     const update = Effect.fn("Empresas.update")(function* (input: UpdateEmpresaInput) {
-      const { empresa_id, settings, ...fields } = input
+      const { empresa_id, settings: requested, ...fields } = input
+      const settings = yield* checkedSettings(requested)
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<Empresa>`
         UPDATE empresas SET

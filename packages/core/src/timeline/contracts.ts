@@ -33,7 +33,7 @@ export const TimelinePage = paginated(TimelineItem)
 
 /** Repeated `category` query parameters arrive as an array; one arrives as a string. */
 const Categories = z
-  .union([EventType, z.array(EventType)])
+  .union([EventType, z.array(EventType).min(1, "Give at least one category, or leave category out for all")])
   .transform((c) => (Array.isArray(c) ? c : [c]))
   .optional()
   .describe("Only these categories; repeat the parameter for several")
