@@ -19,7 +19,7 @@ const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, creat
 const IMPORT_FIELDS = ["nome", "email", "telefone", "cpf"] as const
 
 /** A client created without an email still needs a login of its own (design.md section 3). */
-const technicalLogin = () => `client+${crypto.randomUUID()}@no-email.invalid`
+const loginOf = (email: string | undefined) => email ?? `client+${crypto.randomUUID()}@no-email.invalid`
 
 /** One imported row checked on its own against create_client's rules; blank cells are absent. */
 const validateRow = (row: ImportClientRow): { data: CreateClientInput } | { errors: NonNullable<ImportRowResult["errors"]> } => {
@@ -86,7 +86,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
      * account; without an email a technical login id is provisioned (design.md section 3).
      */
     const create = Effect.fn("Clients.create")(function* (empresaId: string, input: CreateClientInput) {
-      const login = input.email ?? `client+${crypto.randomUUID()}@no-email.invalid`
+      const login = loginOf(input.email)
       const [user] = yield* sql<{ id: string }>`
         INSERT INTO users (email, nome, telefone, cpf, referral_code)
         VALUES (${login}, ${input.nome}, ${input.telefone ?? null}, ${input.cpf ?? null}, ${humanCode(10)})
@@ -151,7 +151,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
           continue
         }
         for (const k of keys) seen.add(k)
-        fresh.push({ index, data, login: data.email ?? technicalLogin() })
+        fresh.push({ index, data, login: loginOf(data.email) })
       }
 
       if (input.dry_run || fresh.length === 0) {

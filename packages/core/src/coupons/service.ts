@@ -2,16 +2,13 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { pageOf } from "../contracts.js"
+import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import { Points } from "../points/service.js"
+import { Products } from "../products/service.js"
 import { recordEvent } from "../timeline/events.js"
 import type { Coupon, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
-
-/** BRL per point when the empresa has not set `point_value`: one centavo, so 100 points = R$ 1,00. */
-export const DEFAULT_POINT_VALUE = 0.01
-/** Days a coupon stays usable when the empresa has not set `coupon_validity_days`. */
-export const DEFAULT_COUPON_VALIDITY_DAYS = 30
 
 const UID_LENGTH = 8
 /** A collision at 8 characters (~40 bits) is already rare per empresa; five in a row means a bug. */
@@ -32,11 +29,6 @@ interface Offer {
   readonly productId: string | null
   readonly productName: string | null
   readonly valor: Statement.Fragment
-}
-
-const numberSetting = (settings: Record<string, unknown>, key: string, fallback: number) => {
-  const value = settings[key]
-  return typeof value === "number" ? value : fallback
 }
 
 /** The coupon as timeline events describe it (spec 2.4 reward metadata plus the coupon's ids). */
@@ -68,11 +60,12 @@ const refusal = (coupon: Coupon) => {
 
 export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
   accessors: true,
-  dependencies: [Points.Default, Empresas.Default],
+  dependencies: [Points.Default, Empresas.Default, Products.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const points = yield* Points
     const empresas = yield* Empresas
+    const products = yield* Products
     const columns = sql.literal(COLUMNS)
     const status = sql.literal(STATUS)
 
@@ -106,30 +99,22 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     })
 
     /**
-     * Takes one unit of the product with a conditional update (`stock > 0`), so parallel coupons
-     * never oversell; null stock is unlimited. The row lock also holds the price and cost steady
-     * until the coupon is written.
+     * One unit of an active product, taken from stock by the products service (never oversold);
+     * its row stays locked until the coupon is written, so the price and cost hold steady.
      */
     const takeProduct = Effect.fn("Coupons.takeProduct")(function* (empresaId: string, productId: string) {
-      const [taken] = yield* sql<{ name: string; points_cost: number; price: number | null }>`
-        UPDATE products SET stock = stock - 1
-        WHERE empresa_id = ${empresaId} AND id = ${productId} AND active AND (stock IS NULL OR stock > 0)
-        RETURNING name, points_cost, price`
-      if (taken !== undefined) {
-        return {
-          kind: "product",
-          points: taken.points_cost,
-          productId,
-          productName: taken.name,
-          valor: sql`${taken.price}::numeric`
-        } satisfies Offer
+      const product = yield* products.get(empresaId, productId)
+      if (!product.active) {
+        return yield* new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${productId} is not active` })
       }
-      const [product] = yield* sql<{ active: boolean }>`
-        SELECT active FROM products WHERE empresa_id = ${empresaId} AND id = ${productId}`
-      if (product === undefined) return yield* new NotFound({ resource: "Product", id: productId })
-      return yield* product.active
-        ? new Conflict({ code: "OUT_OF_STOCK", message: `Product ${productId} is out of stock` })
-        : new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${productId} is not active` })
+      const taken = yield* products.takeStock(empresaId, productId, 1)
+      return {
+        kind: "product",
+        points: taken.points_cost,
+        productId,
+        productName: taken.name,
+        valor: sql`${taken.price}::numeric`
+      } satisfies Offer
     })
 
     /** Writes the coupon under a fresh code; a taken code (rare) is retried without aborting the transaction. */
@@ -158,8 +143,8 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     const generate = Effect.fn("Coupons.generate")(function* (empresaId: string, input: GenerateCouponInput) {
       // The client first, so an unknown client is a 404 whatever the product's state.
       yield* points.balance(empresaId, input.client_id)
-      const { settings } = yield* empresas.get(empresaId)
-      const pointValue = numberSetting(settings, "point_value", DEFAULT_POINT_VALUE)
+      const settings = settingsOf(yield* empresas.get(empresaId))
+      const pointValue = settings.point_value
       const offer: Offer =
         input.product_id === undefined
           ? {
@@ -170,8 +155,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
               valor: sql`round(${input.points!}::numeric * ${pointValue}::numeric, 2)`
             }
           : yield* takeProduct(empresaId, input.product_id)
-      const validityDays = numberSetting(settings, "coupon_validity_days", DEFAULT_COUPON_VALIDITY_DAYS)
-      const coupon = yield* insert(empresaId, input.client_id, offer, validityDays)
+      const coupon = yield* insert(empresaId, input.client_id, offer, settings.coupon_validity_days)
       if (coupon.kind === "points" && coupon.valor === 0) {
         return yield* new ValidationFailed({
           issues: [
@@ -224,10 +208,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         RETURNING ${columns}`
       if (cancelled === undefined) return undefined
       // Product before client: the lock order of generate, so the two never deadlock.
-      if (cancelled.product_id !== null) {
-        yield* sql`UPDATE products SET stock = stock + 1
-                   WHERE empresa_id = ${empresaId} AND id = ${cancelled.product_id} AND stock IS NOT NULL`
-      }
+      if (cancelled.product_id !== null) yield* products.returnStock(empresaId, cancelled.product_id, 1)
       yield* points.refund(empresaId, {
         clientId: cancelled.client_id,
         points: cancelled.points_spent,

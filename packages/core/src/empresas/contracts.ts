@@ -32,6 +32,31 @@ export const EmpresaSettings = z.strictObject({
 })
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
+/** What an empresa that never set a value gets; the one place core's defaults live. */
+export const DEFAULT_SETTINGS = {
+  timezone: "America/Sao_Paulo",
+  /** BRL per point: one centavo, so 100 points = R$ 1,00. */
+  point_value: 0.01,
+  points_per_real: 1,
+  coupon_validity_days: 30,
+  redemption_validity_days: 7,
+  url_review_avaliation: null,
+  logo_url: null,
+  primary_color: null
+} as const satisfies { [K in keyof Required<EmpresaSettings>]: EmpresaSettings[K] | null }
+
+/** Every setting, defaulted. */
+export type Settings = { readonly [K in keyof typeof DEFAULT_SETTINGS]: Exclude<EmpresaSettings[K], undefined> | (typeof DEFAULT_SETTINGS)[K] }
+
+/**
+ * An empresa's settings as core reads them: typed, with every default filled in. The stored
+ * jsonb was validated by `EmpresaSettings` on its way in, so it is read without a second parse.
+ */
+export const settingsOf = (empresa: { readonly settings: Readonly<Record<string, unknown>> }): Settings => ({
+  ...DEFAULT_SETTINGS,
+  ...(empresa.settings as EmpresaSettings)
+})
+
 const Slug = z
   .string()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "Use 1-64 lowercase letters, digits and inner hyphens")

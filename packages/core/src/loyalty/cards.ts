@@ -2,7 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
-import { recordEvent } from "../timeline/events.js"
+import { insertEvent, recordEvent } from "../timeline/events.js"
 import type { ClaimResult, IssueCardInput, ListCardsInput, LoyaltyCard, LoyaltyProgress, StampCardInput } from "./contracts.js"
 
 /** A card as listed: its progress row with the program's name and reward. */
@@ -125,16 +125,22 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
           INSERT INTO loyalty_stamps (empresa_id, card_id, client_id, program_id, quantity)
           SELECT ${empresaId}, id, client_id, program_id, ${quantity} FROM card
           RETURNING id
-        ), event AS (
-          INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
-          SELECT ${empresaId}, card.client_id, 'interaction', ${title},
-                 card.program_name || ': ' || card.stamps || ' of ' || card.max_stamps || ' stamps', 0,
-                 jsonb_build_object(
-                   'interaction_type', 'loyalty_stamp', 'card_id', card.id, 'program_id', card.program_id,
-                   'program_name', card.program_name, 'quantity', ${quantity}::int, 'stamps', card.stamps,
-                   'max_stamps', card.max_stamps, 'completed', card.completed, 'stamp_id', logged.id)
-          FROM card, logged
-        )
+        ), event AS (${insertEvent(
+          sql,
+          {
+            empresaId,
+            clientId: sql`card.client_id`,
+            type: "interaction",
+            title,
+            description: sql`card.program_name || ': ' || card.stamps || ' of ' || card.max_stamps || ' stamps'`,
+            points: 0,
+            metadata: sql`jsonb_build_object(
+              'interaction_type', 'loyalty_stamp', 'card_id', card.id, 'program_id', card.program_id,
+              'program_name', card.program_name, 'quantity', ${quantity}::int, 'stamps', card.stamps,
+              'max_stamps', card.max_stamps, 'completed', card.completed, 'stamp_id', logged.id)`
+          },
+          sql`card, logged`
+        )})
         SELECT id AS card_id, client_id, program_id, stamps, max_stamps, completed, ${quantity}::int AS stamped
         FROM card`
       if (progress !== undefined) return progress

@@ -1,6 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { z } from "zod"
+import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
 
 /**
@@ -8,15 +9,12 @@ import { Empresas } from "../empresas/service.js"
  * period boundaries in the empresa's own time zone (a "day" is a local calendar day).
  */
 
-export const DEFAULT_TIMEZONE = "America/Sao_Paulo"
-
 export const Days = z.coerce.number().int().min(1).max(365).default(30).describe("Window: the last N days, 1 to 365 (default 30)")
 export const GroupBy = z.enum(["day", "week", "month"]).default("day").describe("Period of each series point: day, week or month")
 export type GroupBy = z.infer<typeof GroupBy>
 
 /** The empresa's IANA time zone, from its settings. */
-export const timezoneOf = (empresaId: string) =>
-  Effect.map(Empresas.get(empresaId), (e) => (typeof e.settings["timezone"] === "string" ? e.settings["timezone"] : DEFAULT_TIMEZONE))
+export const timezoneOf = (empresaId: string) => Effect.map(Empresas.get(empresaId), (e) => settingsOf(e).timezone)
 
 export interface Window {
   readonly timezone: string

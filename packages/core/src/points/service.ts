@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
-import { recordEvent, type ActivityEvent } from "../timeline/events.js"
+import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events.js"
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
 
 /** A spend, and the timeline event that tells the client what the points bought. */
@@ -59,12 +59,19 @@ export class Points extends Effect.Service<Points>()("core/Points", {
           SELECT ${empresaId}, c.id, 'credit', ${input.points}, c.balance, ${input.source ?? null}, ${input.description ?? null}
           FROM c
           RETURNING id
-        ), event AS (
-          INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
-          SELECT ${empresaId}, c.id, ${type}, ${title}, ${input.description ?? null}, ${input.points},
-                 jsonb_build_object('transaction_id', ledger.id, 'source', ${input.source ?? null}::text)
-          FROM c, ledger
-        )
+        ), event AS (${insertEvent(
+          sql,
+          {
+            empresaId,
+            clientId: sql`c.id`,
+            type,
+            title,
+            description: input.description ?? null,
+            points: input.points,
+            metadata: sql`jsonb_build_object('transaction_id', ledger.id, 'source', ${input.source ?? null}::text)`
+          },
+          sql`c, ledger`
+        )})
         SELECT c.id AS client_id, c.balance, ${empresaId}::uuid AS empresa_id,
                ${input.points}::int AS credited, ledger.id AS transaction_id
         FROM c, ledger`

@@ -78,6 +78,12 @@ export class Products extends Effect.Service<Products>()("core/Products", {
       })
     })
 
-    return { list, get, create, update, takeStock } as const
+    /** Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited. */
+    const returnStock = Effect.fn("Products.returnStock")(function* (empresaId: string, productId: string, quantity: number) {
+      yield* sql`UPDATE products SET stock = stock + ${quantity}, updated_at = now()
+                 WHERE empresa_id = ${empresaId} AND id = ${productId} AND stock IS NOT NULL`
+    })
+
+    return { list, get, create, update, takeStock, returnStock } as const
   })
 }) {}

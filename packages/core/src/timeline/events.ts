@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 
 /** The four timeline categories of spec section 6. */
@@ -16,14 +16,43 @@ export interface ActivityEvent {
   readonly metadata?: Readonly<Record<string, unknown>> | undefined
 }
 
+/** A column of an event row: a value, or an SQL expression over the CTEs of the writing statement. */
+type Column<A> = A | Statement.Fragment
+
+/** The event as the columns of one row; `metadata` is a jsonb expression. */
+export interface EventRow {
+  readonly empresaId: string
+  readonly clientId: Column<string>
+  readonly type: EventType
+  readonly title: Column<string>
+  readonly description: Column<string | null>
+  readonly points: Column<number>
+  readonly metadata: Statement.Fragment
+}
+
+/**
+ * The one INSERT into the timeline. The hottest writes (a credit, a stamp) embed it in their own
+ * statement as a CTE, reading the rows `from` names, so the action and its event cost one round
+ * trip; everything else calls `recordEvent`.
+ */
+export const insertEvent = (sql: SqlClient.SqlClient, row: EventRow, from?: Statement.Fragment) =>
+  sql`INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
+      SELECT ${row.empresaId}, ${row.clientId}, ${row.type}, ${row.title}, ${row.description}, ${row.points}, ${row.metadata}
+      ${from === undefined ? sql`` : sql`FROM ${from}`}`
+
 /**
  * Appends a client's timeline event. Call it inside the transaction of the action it records, so
  * an action and its event exist together or not at all (design.md section 2).
  */
 export const recordEvent = (event: ActivityEvent) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`
-      INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
-      VALUES (${event.empresaId}, ${event.clientId}, ${event.type}, ${event.title}, ${event.description ?? null},
-              ${event.points ?? 0}, ${JSON.stringify(event.metadata ?? {})}::jsonb)`
+    insertEvent(sql, {
+      empresaId: event.empresaId,
+      clientId: event.clientId,
+      type: event.type,
+      title: event.title,
+      description: event.description ?? null,
+      points: event.points ?? 0,
+      metadata: sql`${JSON.stringify(event.metadata ?? {})}::jsonb`
+    })
   ).pipe(Effect.asVoid, Effect.withSpan("timeline.recordEvent", { attributes: { type: event.type } }))
