@@ -1,11 +1,5 @@
-import type { Principal } from "./auth/principal.js"
+import type { Credentials, Principal } from "./auth/principal.js"
 import type { CoreRuntime } from "./runtime.js"
-
-/** The request's credentials exactly as they arrived; core decides what they mean. */
-export interface Credentials {
-  readonly apiKey?: string | null | undefined
-  readonly authorization?: string | null | undefined
-}
 
 /**
  * What every procedure call carries, whatever the surface (REST, tRPC, MCP, CLI). Adapters build

@@ -1,12 +1,11 @@
 export { ApiKeys } from "./auth/keys.js"
 export { Empresas } from "./empresas/service.js"
 export { Quests } from "./quests/service.js"
-export { LOCAL_ADMIN, type Principal } from "./auth/principal.js"
+export { LOCAL_ADMIN, type Credentials, type Principal } from "./auth/principal.js"
 export { Config, configFromEnv, type CoreConfig } from "./config.js"
 export {
   createRequestContext,
   requestContextFromHeaders,
-  type Credentials,
   type RequestContext,
   type RequestContextInit
 } from "./context.js"

@@ -3,9 +3,8 @@ import { Effect, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
 import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
-import type { Credentials } from "../context.js"
 import { AuthCache } from "./cache.js"
-import type { Principal } from "./principal.js"
+import type { Credentials, Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
 
 const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/

@@ -1,3 +1,9 @@
+/** The request's credentials exactly as they arrived; core decides what they mean. */
+export interface Credentials {
+  readonly apiKey?: string | null | undefined
+  readonly authorization?: string | null | undefined
+}
+
 /** Who is calling, once credentials are checked. */
 export type Principal =
   | { readonly kind: "company"; readonly keyId: string; readonly empresaId: string }
