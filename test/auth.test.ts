@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   call,
   createClient,
@@ -6,17 +6,11 @@ import {
   createTenant,
   realServerUrl,
   startServer,
+  useServer,
   type TestServer
 } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 describe("company API authentication (spec section 5, 7.1)", () => {
   it("401 without a key, with a malformed, unknown or revoked key", async () => {

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const OVERVIEW = "/api/v1/public/metrics/overview"
 const LOYALTY = "/api/v1/public/loyalty-cards/metrics"

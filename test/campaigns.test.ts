@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, createTenant, useServer, type Tenant } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const CAMPAIGNS = "/api/v1/public/referrals/campaigns"
 const DAY = 86_400_000

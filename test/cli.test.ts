@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fidelis, type Outcome } from "../packages/cli/test/bin.js"
-import { createTenant, startServer, type TestServer } from "./support/index.js"
+import { createTenant, startServer, useServer, type TestServer } from "./support/index.js"
 
 const json = <T>(outcome: Outcome): T => {
   expect(outcome.stderr).toBe("")
@@ -14,14 +14,7 @@ const json = <T>(outcome: Outcome): T => {
   return JSON.parse(outcome.stdout) as T
 }
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 describe("fidelis against a server (--url)", () => {
   it("works with a company key: create, credit once per idempotency key, balance, 404", async () => {

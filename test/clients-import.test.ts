@@ -1,19 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
 import { clientsCsv, cpfOf } from "../packages/cli/test/csv.js"
-import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import { call, createClient, createTenant, useServer } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const importRows = (key: string, body: unknown) => call(server, "/api/v1/public/clients/import", { key, body })
 const totalOf = async (key: string) => (await call(server, "/api/v1/public/clients", { key })).body.total as number

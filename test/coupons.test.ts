@@ -6,19 +6,13 @@ import {
   createSharedDatabase,
   createTenant,
   startServer,
+  useServer,
   type Tenant,
   type TestDatabase,
   type TestServer
 } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const UID = /^[2-9A-HJKMNP-Z]{8}$/
 const UUID = /^[0-9a-f-]{36}$/

@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
 
 /**
  * The HTTP surface of the engagement analytics (referrals, surveys, NFC-e). The numbers themselves
  * are checked on hand-built datasets in packages/core/test/engagement-metrics.test.ts.
  */
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const BASE = "/api/v1/public"
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

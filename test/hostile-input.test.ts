@@ -3,25 +3,23 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { TRPCClientError } from "@trpc/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, type Tenant, useServer } from "./support/index.js"
 
 /**
  * Regressions from the outside probe (issue 10): inputs that reached the database and came back
  * as 500s. Each is refused where it arrives, with a 422 naming the field, on every surface.
  */
 
-let server: TestServer
+const server = useServer()
 let tenant: Tenant
 let mcp: Client
 
 beforeAll(async () => {
-  server = await startServer()
   tenant = await createTenant(server)
   mcp = await connectMcp(server, tenant.key)
 })
 afterAll(async () => {
   await mcp?.close()
-  await server?.stop()
 })
 
 const trpc = () => createFidelisClient({ url: server.url, apiKey: tenant.key })

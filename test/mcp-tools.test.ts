@@ -1,17 +1,10 @@
 import { randomUUID } from "node:crypto"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
 import { COMPANY_TOOLS } from "./support/spec.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const UUID = /^[0-9a-f-]{36}$/
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)

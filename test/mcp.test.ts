@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectMcp, createTenant, startServer, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { connectMcp, createTenant, startServer, useServer, type TestServer } from "./support/index.js"
 import { COMPANY_TOOLS } from "./support/spec.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 /** An MCP client as an assistant host configures it: type http, the key in X-API-Key. */
 const connect = (key: string, target: TestServer = server) => connectMcp(target, key)

@@ -1,5 +1,5 @@
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   call,
   createClient,
@@ -7,17 +7,10 @@ import {
   createTenant,
   realServerUrl,
   startServer,
-  type TestServer
+  useServer,
 } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const balanceOf = async (key: string, clientId: string) =>
   (await call(server, `/api/v1/public/points/${clientId}`, { key })).body.balance as number

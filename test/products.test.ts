@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, createTenant, useServer, type Tenant } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

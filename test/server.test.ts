@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, createClient, createTenant, startServer, useServer } from "./support/index.js"
 import { WRITTEN_OPERATIONS } from "./support/spec.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 describe("operations endpoints", () => {
   it("healthz and readyz answer; every response echoes a request id", async () => {

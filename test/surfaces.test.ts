@@ -4,20 +4,18 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { TRPCClientError } from "@trpc/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
-import { call, connectMcp, createClient, createTenant, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, connectMcp, createClient, createTenant, type Tenant, useServer } from "./support/index.js"
 
-let server: TestServer
+const server = useServer()
 let tenant: Tenant
 let mcp: Client
 
 beforeAll(async () => {
-  server = await startServer()
   tenant = await createTenant(server)
   mcp = await connectMcp(server, tenant.key)
 })
 afterAll(async () => {
   await mcp?.close()
-  await server?.stop()
 })
 
 const cli = (...args: string[]) => fidelis([...args, "--url", server.url, "--api-key", tenant.key])

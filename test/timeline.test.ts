@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, createClient, createTenant, useServer } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 describe("get_client_timeline", () => {
   it("lists a client's events newest first, paged, filtered by category and window", async () => {

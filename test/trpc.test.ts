@@ -1,16 +1,9 @@
 import { createFidelisClient } from "@fidelis/core/client"
 import { TRPCClientError } from "@trpc/client"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createClient, createTenant, startServer, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { createClient, createTenant, useServer } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const codeOf = async (promise: Promise<unknown>) => {
   const error = await promise.then(
