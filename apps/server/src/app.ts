@@ -2,6 +2,7 @@ import {
   appRouter,
   databaseReady,
   internalApiRouter,
+  MAX_BATCH_CALLS,
   publicApiRouter,
   requestContextFromHeaders,
   type CoreRuntime
@@ -88,6 +89,8 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: A
         endpoint: "/trpc",
         req: event.req,
         router: appRouter,
+        // Each call of a batch counts against the rate limit; this bounds the work of one request.
+        maxBatchSize: MAX_BATCH_CALLS,
         createContext: ({ req, resHeaders }) =>
           requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
         onError: ({ error }) => {

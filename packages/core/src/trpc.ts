@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/keys.js"
 import type { Principal } from "./auth/principal.js"
-import { RateLimiter } from "./auth/rate-limiter.js"
+import { RateLimiter, type RateWindow } from "./auth/rate-limiter.js"
 import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
@@ -68,31 +68,82 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
   return result
 })
 
+/** The key a request authenticated with, and the budget its calls count against. */
+interface AdmittedKey {
+  readonly principal: Principal
+  readonly bucket: string
+  readonly limit: number
+}
+
 /**
- * Authenticates once per request and counts it against its key's budget. The rate-limit headers
- * are set before any refusal so a 429 carries them too.
+ * One key lookup per HTTP request, however many calls it carries (a tRPC batch, MCP messages);
+ * each call still counts against the budget (`authenticate`).
  */
-export const authenticate = (ctx: RequestContext): Promise<Principal> => {
-  if (ctx.trustedPrincipal !== undefined) return Promise.resolve(ctx.trustedPrincipal)
-  ctx.authentication ??= runEffect(
-    ctx,
-    Effect.gen(function* () {
-      const config = yield* Config
-      const key = yield* presentedKey(ctx.credentials)
-      const { principal, bucket } = yield* ApiKeys.authenticate(key)
-      const limit = principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
-      const window = yield* RateLimiter.hit(bucket, limit)
-      ctx.resHeaders.set("X-RateLimit-Limit", String(window.limit))
-      ctx.resHeaders.set("X-RateLimit-Remaining", String(window.remaining))
-      ctx.resHeaders.set("X-RateLimit-Reset", String(window.reset))
-      if (window.exceeded) {
-        ctx.resHeaders.set("Retry-After", String(window.retryAfter))
-        return yield* new RateLimited({ retryAfter: window.retryAfter })
-      }
-      return principal
-    })
-  )
-  return ctx.authentication
+export interface Admission {
+  readonly key: Promise<AdmittedKey>
+  /** Procedure calls made so far; the request's own count covers the first. */
+  calls: number
+  /** The request's response headers, where the latest window is shown. */
+  readonly headers: Headers
+  shown: RateWindow | undefined
+}
+
+/** Whether `a` counts further into the budget than `b`: a later minute, fewer remaining, or over it. */
+const isLater = (a: RateWindow, b: RateWindow) =>
+  a.reset !== b.reset ? a.reset > b.reset : a.remaining !== b.remaining ? a.remaining < b.remaining : a.exceeded && !b.exceeded
+
+/**
+ * Counts one call against the key's budget. The calls of one request finish in any order, so the
+ * headers keep the latest window whichever finishes last: they end on the final count.
+ */
+const count = (meter: Pick<Admission, "headers" | "shown">, key: AdmittedKey) =>
+  Effect.gen(function* () {
+    const window = yield* RateLimiter.hit(key.bucket, key.limit)
+    if (meter.shown === undefined || isLater(window, meter.shown)) {
+      meter.shown = window
+      meter.headers.set("X-RateLimit-Limit", String(window.limit))
+      meter.headers.set("X-RateLimit-Remaining", String(window.remaining))
+      meter.headers.set("X-RateLimit-Reset", String(window.reset))
+      if (window.exceeded) meter.headers.set("Retry-After", String(window.retryAfter))
+      else meter.headers.delete("Retry-After")
+    }
+    if (window.exceeded) return yield* new RateLimited({ retryAfter: window.retryAfter })
+  })
+
+/**
+ * Authenticates the request (one key lookup, however many calls it carries) and counts it against
+ * the key's budget. Surfaces that refuse a stranger before reading the body (REST writes, MCP) call
+ * it first; otherwise the first procedure call does. Refusals are TRPCErrors (400, 401, 403, 429).
+ */
+export const admit = async (ctx: RequestContext): Promise<Principal> => {
+  if (ctx.trustedPrincipal !== undefined) return ctx.trustedPrincipal
+  if (ctx.admission === undefined) {
+    const meter: Omit<Admission, "key"> = { calls: 0, headers: ctx.resHeaders, shown: undefined }
+    const key = runEffect(
+      ctx,
+      Effect.gen(function* () {
+        const config = yield* Config
+        const { principal, bucket } = yield* ApiKeys.authenticate(yield* presentedKey(ctx.credentials))
+        const limit = principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
+        const admitted: AdmittedKey = { principal, bucket, limit }
+        yield* count(meter, admitted)
+        return admitted
+      })
+    )
+    ctx.admission = Object.assign(meter, { key })
+  }
+  return (await ctx.admission.key).principal
+}
+
+/**
+ * Every procedure call counts against the key's budget, so a batch cannot buy 200 calls for the
+ * price of one request; the count made when the request was admitted covers its first call.
+ */
+const authenticate = async (ctx: RequestContext): Promise<Principal> => {
+  const principal = await admit(ctx)
+  const admission = ctx.admission
+  if (admission !== undefined && ++admission.calls > 1) await runEffect(ctx, count(admission, await admission.key))
+  return principal
 }
 
 const base = t.procedure.use(validationAs422)

@@ -1,4 +1,4 @@
-import { authenticate, problemOf, requestContextFromHeaders, type CoreRuntime, type Problem } from "@fidelis/core"
+import { admit, problemOf, requestContextFromHeaders, type CoreRuntime, type Problem } from "@fidelis/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
 import { Effect } from "effect"
@@ -49,7 +49,8 @@ const withHeaders = (response: Response, extra: Headers): Response => {
 
 /**
  * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
- * is authenticated once, before any MCP message is read, so refusals are plain HTTP statuses.
+ * is authenticated and counted before any MCP message is read, so those refusals are plain HTTP
+ * statuses; every tools/call after the first counts once more.
  */
 export const createMcpHandler = ({ runtime, allowedOrigins = [], conformanceFixtures = false }: McpHandlerOptions): McpHandler => {
   const origins = new Set(allowedOrigins)
@@ -67,8 +68,7 @@ export const createMcpHandler = ({ runtime, allowedOrigins = [], conformanceFixt
     }
 
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
-    // Memoized on ctx: the tool calls below reuse it instead of counting against the budget again.
-    const authenticated = await authenticate(ctx).then(
+    const authenticated = await admit(ctx).then(
       (principal) => ({ principal }),
       (error: unknown) => {
         if (error instanceof TRPCError) return { refused: problemOf(error) }
