@@ -1,7 +1,7 @@
-import type { TRPCError } from "@trpc/server"
+import { TRPCError } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import type { ZodError } from "zod"
-import { isDomainError, type ValidationIssue } from "./errors.js"
+import { isDomainError, ValidationFailed, type ValidationIssue } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 
 /** An error as every HTTP-speaking surface shows it: status and the design's `detail` body. */
@@ -72,8 +72,15 @@ const pathParamsOf = (path: string): ReadonlySet<string> =>
   new Set([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string))
 
 /**
+ * Items a 422 lists at most. A body of 100,000 unknown keys or bad values would otherwise answer
+ * with one item each: megabytes built, serialized and sent while the event loop waits.
+ */
+export const MAX_VALIDATION_ITEMS = 20
+
+/**
  * Turns a zod input failure into the spec's validation items, each `loc` rooted where the field
  * travelled in a REST call (`path`, `query` or `body`), read from the procedure's own metadata.
+ * Past MAX_VALIDATION_ITEMS, a last item of the same shape says how many were left out.
  */
 export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
   const openapi = meta?.openapi
@@ -81,15 +88,34 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
   const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
   const rootOf = (field: PropertyKey | undefined) =>
     typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body"
-  return error.issues.flatMap((issue): ValidationIssue[] => {
+  const items: ValidationIssue[] = []
+  let total = 0
+  for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({
-        loc: [rootOf(key), ...issue.path.map(keyOf), key],
-        msg: "Extra inputs are not permitted",
-        type: "extra_forbidden"
-      }))
+      total += issue.keys.length
+      for (const key of issue.keys.slice(0, MAX_VALIDATION_ITEMS - items.length)) {
+        items.push({ loc: [rootOf(key), ...issue.path.map(keyOf), key], msg: "Extra inputs are not permitted", type: "extra_forbidden" })
+      }
+    } else {
+      total += 1
+      if (items.length < MAX_VALIDATION_ITEMS) {
+        items.push({ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) })
+      }
     }
-    return [{ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) }]
-  })
+  }
+  const omitted = total - items.length
+  if (omitted > 0) {
+    items.push({
+      loc: [inQuery ? "query" : "body"],
+      msg: `${omitted} more errors not listed; only the first ${MAX_VALIDATION_ITEMS} are`,
+      type: "too_many_errors"
+    })
+  }
+  return items
 }
 
+/** A validation refusal as a procedure throws it, so every surface answers it through `problemOf`. */
+export const validationError = (issues: ReadonlyArray<ValidationIssue>): TRPCError => {
+  const cause = new ValidationFailed({ issues })
+  return new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+}

@@ -10,7 +10,7 @@ import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
 import { BadRequest, Forbidden, isDomainError, RateLimited, ValidationFailed, trpcCodeOf } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
-import { INTERNAL_MESSAGE, problemOf, validationIssues } from "./problem.js"
+import { INTERNAL_MESSAGE, problemOf, validationError, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
 
 const t = initTRPC
@@ -62,8 +62,7 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
   const result = await next()
   if (!result.ok && result.error.code === "BAD_REQUEST" && result.error.cause instanceof ZodError) {
     const input = await getRawInput().catch(() => undefined)
-    const cause = new ValidationFailed({ issues: validationIssues(result.error.cause, meta, input) })
-    throw new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+    throw validationError(validationIssues(result.error.cause, meta, input))
   }
   return result
 })
