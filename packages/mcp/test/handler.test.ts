@@ -374,6 +374,40 @@ describe("MCP handler: HTTP refusals", () => {
     expect(otherPort.response.status).toBe(403)
   })
 
+  it("a body over the limit is 413 with a detail body, whether its length is declared or not", async () => {
+    const { key } = await createTenant()
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } })
+    const declaredOrNot: ReadonlyArray<Record<string, string>> = [{ "x-api-key": key }, { "x-api-key": key, "content-length": String(big.length) }]
+    for (const headers of declaredOrNot) {
+      const response = await post(JSON.parse(big), headers)
+      expect(response.status).toBe(413)
+      expect(await response.json()).toEqual({ detail: "Request body exceeds the limit of 1048576 bytes" })
+    }
+  })
+
+  it("a request without a valid key is refused before its body is read", async () => {
+    let read = false
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          read = true
+          controller.enqueue(new TextEncoder().encode("[]"))
+          controller.close()
+        }
+      },
+      { highWaterMark: 0 }
+    )
+    const init: RequestInit & { duplex: "half" } = {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body,
+      duplex: "half"
+    }
+    const response = await handler(new Request(URL_MCP, init), { requestId: "r" })
+    expect(response.status).toBe(401)
+    expect(read).toBe(false)
+  })
+
   it("the 61st request in a minute is 429 with Retry-After", async () => {
     const { key } = await createTenant()
     await startOfMinute()
