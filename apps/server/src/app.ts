@@ -2,8 +2,10 @@ import {
   appRouter,
   databaseReady,
   internalApiRouter,
+  MAX_BATCH_CALLS,
   publicApiRouter,
   requestContextFromHeaders,
+  withBodyLimit,
   type CoreRuntime
 } from "@fidelis/core"
 import { createMcpHandler } from "@fidelis/mcp"
@@ -22,6 +24,8 @@ export interface AppOptions {
   readonly runtime: CoreRuntime
   readonly allowedOrigins: ReadonlyArray<string>
   readonly mcpConformanceFixtures?: boolean
+  /** Largest request body any surface reads, in bytes. */
+  readonly maxBodyBytes: number
 }
 
 const PUBLIC_BASE = "/api/v1/public"
@@ -56,8 +60,8 @@ const restApis = [
   }
 ] as const
 
-export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: AppOptions) => {
-  const mcp = createMcpHandler({ runtime, allowedOrigins, conformanceFixtures: mcpConformanceFixtures })
+export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, maxBodyBytes }: AppOptions) => {
+  const mcp = createMcpHandler({ runtime, allowedOrigins, conformanceFixtures: mcpConformanceFixtures, maxBodyBytes })
 
   const app = new H3()
     .get("/healthz", () => json({ status: "ok" }))
@@ -73,7 +77,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: A
     .get("/docs/assets/:name", (event) => docsAsset(event.context.params?.["name"] ?? ""))
 
   for (const { base, router, title, description } of restApis) {
-    const rest = createRestHandler({ runtime, router, endpoint: base })
+    const rest = createRestHandler({ runtime, router, endpoint: base, maxBodyBytes })
     let document: unknown
     app
       .get(`${base}/openapi.json`, () => json((document ??= openApiDocument({ router, title, description, baseUrl: base }))))
@@ -86,8 +90,11 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: A
     .all("/trpc/**", (event) =>
       fetchRequestHandler({
         endpoint: "/trpc",
-        req: event.req,
+        // Read lazily by tRPC, after the procedures' authentication: a stranger's body stays unread.
+        req: withBodyLimit(event.req, maxBodyBytes),
         router: appRouter,
+        // Each call of a batch counts against the rate limit; this bounds the work of one request.
+        maxBatchSize: MAX_BATCH_CALLS,
         createContext: ({ req, resHeaders }) =>
           requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
         onError: ({ error }) => {

@@ -1,4 +1,4 @@
-import { configFromEnv, type CoreConfig } from "@fidelis/core"
+import { configFromEnv, DEFAULT_MAX_BODY_BYTES, type CoreConfig } from "@fidelis/core"
 import { z } from "zod"
 
 export interface ServerConfig {
@@ -13,6 +13,8 @@ export interface ServerConfig {
   readonly shutdownGraceSeconds: number
   /** Lists the MCP conformance suite's fixture tools (FIDELIS_MCP_CONFORMANCE_FIXTURES=1, tests only). */
   readonly mcpConformanceFixtures: boolean
+  /** Largest request body read on any surface; larger ones are refused with 413. */
+  readonly maxBodyBytes: number
 }
 
 const EnvSchema = z.object({
@@ -21,7 +23,8 @@ const EnvSchema = z.object({
   FIDELIS_DEMO: z.string().optional(),
   FIDELIS_ALLOWED_ORIGINS: z.string().optional(),
   FIDELIS_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(10),
-  FIDELIS_MCP_CONFORMANCE_FIXTURES: z.string().optional()
+  FIDELIS_MCP_CONFORMANCE_FIXTURES: z.string().optional(),
+  FIDELIS_MAX_BODY_BYTES: z.coerce.number().int().positive().default(DEFAULT_MAX_BODY_BYTES)
 })
 
 export const serverConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ServerConfig => {
@@ -38,6 +41,7 @@ export const serverConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): Serve
     demo: e.FIDELIS_DEMO !== "0" && e.FIDELIS_DEMO !== "false",
     allowedOrigins: origins,
     shutdownGraceSeconds: e.FIDELIS_SHUTDOWN_GRACE_SECONDS,
-    mcpConformanceFixtures: e.FIDELIS_MCP_CONFORMANCE_FIXTURES === "1"
+    mcpConformanceFixtures: e.FIDELIS_MCP_CONFORMANCE_FIXTURES === "1",
+    maxBodyBytes: e.FIDELIS_MAX_BODY_BYTES
   }
 }

@@ -32,7 +32,8 @@ const demo =
 const app = createApp({
   runtime,
   allowedOrigins: config.allowedOrigins,
-  mcpConformanceFixtures: config.mcpConformanceFixtures
+  mcpConformanceFixtures: config.mcpConformanceFixtures,
+  maxBodyBytes: config.maxBodyBytes
 })
 const handler = toNodeHandler(app) as unknown as RequestListener
 const server = createServer(handler)

@@ -1,4 +1,7 @@
+import { setMaxListeners } from "node:events"
+import type { Admission } from "./auth/admission.js"
 import type { Credentials, Principal } from "./auth/principal.js"
+import { MAX_BATCH_CALLS } from "./limits.js"
 import type { CoreRuntime } from "./runtime.js"
 
 /**
@@ -17,8 +20,8 @@ export interface RequestContext {
   readonly signal: AbortSignal | undefined
   /** Set only by in-process callers that are trusted by construction (the local CLI). */
   readonly trustedPrincipal: Principal | undefined
-  /** Memoized so a request that makes several calls (MCP) authenticates and counts once. */
-  authentication?: Promise<Principal>
+  /** Set by the first authentication; shared by every call the request carries. */
+  admission?: Admission
 }
 
 export interface RequestContextInit {
@@ -32,16 +35,21 @@ export interface RequestContextInit {
   readonly trustedPrincipal?: Principal | undefined
 }
 
-export const createRequestContext = (init: RequestContextInit): RequestContext => ({
-  runtime: init.runtime,
-  requestId: init.requestId ?? crypto.randomUUID(),
-  credentials: init.credentials ?? {},
-  idempotencyKey: init.idempotencyKey ?? undefined,
-  actAsEmpresa: init.actAsEmpresa ?? undefined,
-  resHeaders: init.resHeaders ?? new Headers(),
-  signal: init.signal,
-  trustedPrincipal: init.trustedPrincipal
-})
+export const createRequestContext = (init: RequestContextInit): RequestContext => {
+  // Each call of a batch listens for the request's abort while its program runs (`runEffect`):
+  // up to MAX_BATCH_CALLS at once is expected, not the leak Node warns about past 10.
+  if (init.signal !== undefined) setMaxListeners(2 * MAX_BATCH_CALLS, init.signal)
+  return {
+    runtime: init.runtime,
+    requestId: init.requestId ?? crypto.randomUUID(),
+    credentials: init.credentials ?? {},
+    idempotencyKey: init.idempotencyKey ?? undefined,
+    actAsEmpresa: init.actAsEmpresa ?? undefined,
+    resHeaders: init.resHeaders ?? new Headers(),
+    signal: init.signal,
+    trustedPrincipal: init.trustedPrincipal
+  }
+}
 
 /** Reads the context fields a web-standard request carries in its headers. */
 export const requestContextFromHeaders = (

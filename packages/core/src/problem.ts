@@ -1,7 +1,7 @@
-import type { TRPCError } from "@trpc/server"
+import { TRPCError } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import type { ZodError } from "zod"
-import { isDomainError, type ValidationIssue } from "./errors.js"
+import { isDomainError, ValidationFailed, type ValidationIssue } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 
 /** An error as every HTTP-speaking surface shows it: status and the design's `detail` body. */
@@ -72,6 +72,12 @@ const pathParamsOf = (path: string): ReadonlySet<string> =>
   new Set([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string))
 
 /**
+ * Items a 422 lists at most. A body of 100,000 unknown keys or bad values would otherwise answer
+ * with one item each: megabytes built, serialized and sent while the event loop waits.
+ */
+export const MAX_VALIDATION_ITEMS = 20
+
+/**
  * Where a REST call carries each top-level input field (`path`, `query` or `body`), read from the
  * procedure's own metadata, so every validation `loc` is rooted where the caller put the field.
  */
@@ -83,32 +89,52 @@ const rootOfField = (meta: ProcedureMeta | undefined) => {
     typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body"
 }
 
-/** Turns a zod input failure into the spec's validation items. */
+/**
+ * Turns a zod input failure into the spec's validation items. Past MAX_VALIDATION_ITEMS, a last
+ * item of the same shape says how many were left out.
+ */
 export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
   const rootOf = rootOfField(meta)
-  return error.issues.flatMap((issue): ValidationIssue[] => {
+  const items: ValidationIssue[] = []
+  let total = 0
+  for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({
-        loc: [rootOf(key), ...issue.path.map(keyOf), key],
-        msg: "Extra inputs are not permitted",
-        type: "extra_forbidden"
-      }))
+      total += issue.keys.length
+      for (const key of issue.keys.slice(0, MAX_VALIDATION_ITEMS - items.length)) {
+        items.push({ loc: [rootOf(key), ...issue.path.map(keyOf), key], msg: "Extra inputs are not permitted", type: "extra_forbidden" })
+      }
+    } else {
+      total += 1
+      if (items.length < MAX_VALIDATION_ITEMS) {
+        items.push({ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) })
+      }
     }
-    return [{ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) }]
-  })
+  }
+  const omitted = total - items.length
+  if (omitted > 0) {
+    items.push({
+      loc: [rootOf(undefined)],
+      msg: `${omitted} more errors not listed; only the first ${MAX_VALIDATION_ITEMS} are`,
+      type: "too_many_errors"
+    })
+  }
+  return items
 }
 
+/** A validation refusal as a procedure throws it, so every surface answers it through `problemOf`. */
+export const validationError = (issues: ReadonlyArray<ValidationIssue>): TRPCError => {
+  const cause = new ValidationFailed({ issues })
+  return new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+}
 
 export const NUL_MESSAGE = "Must not contain the NUL character (\\u0000)"
 export const NUL_TYPE = "string_nul_character"
 
-/** Enough to name the offending fields without building a report as large as a hostile input. */
-const MAX_NUL_ISSUES = 20
-
 /**
- * Every string in a raw input (object keys included) that holds a NUL character. Postgres cannot
- * store one in text, so it is refused up front for every procedure instead of failing at the
- * database. Walked with an explicit stack: a deeply nested hostile body must not overflow ours.
+ * Every string in a raw input (object keys included) that holds a NUL character, up to
+ * MAX_VALIDATION_ITEMS. Postgres cannot store one in text, so it is refused up front for every
+ * procedure instead of failing at the database. Walked with an explicit stack: a deeply nested
+ * hostile body must not overflow ours.
  */
 export const nulCharacterIssues = (input: unknown, meta: ProcedureMeta | undefined): ValidationIssue[] => {
   const rootOf = rootOfField(meta)
@@ -123,7 +149,7 @@ export const nulCharacterIssues = (input: unknown, meta: ProcedureMeta | undefin
     issues.push({ loc: [rootOf(keys[0]), ...keys], msg: NUL_MESSAGE, type: NUL_TYPE })
   }
   const stack: Array<{ readonly value: unknown; readonly path: Path }> = [{ value: input, path: null }]
-  while (stack.length > 0 && issues.length < MAX_NUL_ISSUES) {
+  while (stack.length > 0 && issues.length < MAX_VALIDATION_ITEMS) {
     const { value, path } = stack.pop()!
     if (typeof value === "string") {
       if (value.includes("\0")) report(path)

@@ -3,14 +3,14 @@ import { Cause, Effect, Exit, Option } from "effect"
 import { ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/keys.js"
 import type { Principal } from "./auth/principal.js"
-import { RateLimiter } from "./auth/rate-limiter.js"
+import { count, type Admission, type AdmittedKey } from "./auth/admission.js"
 import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
-import { BadRequest, Forbidden, isDomainError, RateLimited, ValidationFailed, trpcCodeOf } from "./errors.js"
+import { BadRequest, Forbidden, isDomainError, trpcCodeOf } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
-import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationIssues } from "./problem.js"
+import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationError, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
 
 const t = initTRPC
@@ -62,37 +62,45 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
   const result = await next()
   if (!result.ok && result.error.code === "BAD_REQUEST" && result.error.cause instanceof ZodError) {
     const input = await getRawInput().catch(() => undefined)
-    const cause = new ValidationFailed({ issues: validationIssues(result.error.cause, meta, input) })
-    throw new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+    throw validationError(validationIssues(result.error.cause, meta, input))
   }
   return result
 })
 
 /**
- * Authenticates once per request and counts it against its key's budget. The rate-limit headers
- * are set before any refusal so a 429 carries them too.
+ * Authenticates the request (one key lookup, however many calls it carries) and counts it against
+ * the key's budget. Surfaces that refuse a stranger before reading the body (REST writes, MCP) call
+ * it first; otherwise the first procedure call does. Refusals are TRPCErrors (400, 401, 403, 429).
  */
-export const authenticate = (ctx: RequestContext): Promise<Principal> => {
-  if (ctx.trustedPrincipal !== undefined) return Promise.resolve(ctx.trustedPrincipal)
-  ctx.authentication ??= runEffect(
-    ctx,
-    Effect.gen(function* () {
-      const config = yield* Config
-      const key = yield* presentedKey(ctx.credentials)
-      const { principal, bucket } = yield* ApiKeys.authenticate(key)
-      const limit = principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
-      const window = yield* RateLimiter.hit(bucket, limit)
-      ctx.resHeaders.set("X-RateLimit-Limit", String(window.limit))
-      ctx.resHeaders.set("X-RateLimit-Remaining", String(window.remaining))
-      ctx.resHeaders.set("X-RateLimit-Reset", String(window.reset))
-      if (window.exceeded) {
-        ctx.resHeaders.set("Retry-After", String(window.retryAfter))
-        return yield* new RateLimited({ retryAfter: window.retryAfter })
-      }
-      return principal
-    })
-  )
-  return ctx.authentication
+export const admit = async (ctx: RequestContext): Promise<Principal> => {
+  if (ctx.trustedPrincipal !== undefined) return ctx.trustedPrincipal
+  if (ctx.admission === undefined) {
+    const meter: Omit<Admission, "key"> = { calls: 0, headers: ctx.resHeaders, shown: undefined }
+    const key = runEffect(
+      ctx,
+      Effect.gen(function* () {
+        const config = yield* Config
+        const { principal, bucket } = yield* ApiKeys.authenticate(yield* presentedKey(ctx.credentials))
+        const limit = principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
+        const admitted: AdmittedKey = { principal, bucket, limit }
+        yield* count(meter, admitted)
+        return admitted
+      })
+    )
+    ctx.admission = Object.assign(meter, { key })
+  }
+  return (await ctx.admission.key).principal
+}
+
+/**
+ * Every procedure call counts against the key's budget, so a batch cannot buy 200 calls for the
+ * price of one request; the count made when the request was admitted covers its first call.
+ */
+const authenticate = async (ctx: RequestContext): Promise<Principal> => {
+  const principal = await admit(ctx)
+  const admission = ctx.admission
+  if (admission !== undefined && ++admission.calls > 1) await runEffect(ctx, count(admission, await admission.key))
+  return principal
 }
 
 /**
@@ -105,8 +113,7 @@ const refuseNulCharacters = t.middleware(({ meta, next, getRawInput }) =>
       const input = await getRawInput()
       const issues = nulCharacterIssues(input, meta)
       if (issues.length === 0) return input
-      const cause = new ValidationFailed({ issues })
-      throw new TRPCError({ code: "UNPROCESSABLE_CONTENT", message: cause.message, cause })
+      throw validationError(issues)
     }
   })
 )
@@ -158,7 +165,7 @@ const idempotencyKeyProblem = (key: string) => {
 export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: true }).use(async ({ ctx, next }) => {
   const problem = ctx.idempotencyKey === undefined ? undefined : idempotencyKeyProblem(ctx.idempotencyKey)
   if (problem !== undefined) {
-    await runEffect(ctx, Effect.fail(new ValidationFailed({ issues: [{ loc: ["header", "X-Idempotency-Key"], ...problem }] })))
+    throw validationError([{ loc: ["header", "X-Idempotency-Key"], ...problem }])
   }
   return next()
 })

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { Conflict, NotFound, RateLimited, ValidationFailed } from "../src/errors.js"
 import type { ProcedureMeta } from "../src/meta.js"
-import { problemOf, validationIssues } from "../src/problem.js"
+import { MAX_VALIDATION_ITEMS, problemOf, validationIssues } from "../src/problem.js"
 
 const issuesOf = (schema: z.ZodType, input: unknown, meta: ProcedureMeta) => {
   const result = schema.safeParse(input)
@@ -34,6 +34,23 @@ describe("validationIssues", () => {
     expect(issuesOf(schema, { client_id: "4c2b5ab8-3c3d-4d7c-9a53-2f1bce0f8f11" }, get)).toEqual([
       { loc: ["query", "points"], msg: expect.any(String), type: "missing" }
     ])
+  })
+
+  it(`lists at most ${MAX_VALIDATION_ITEMS} items, then one saying how many were left out`, () => {
+    const post: ProcedureMeta = { openapi: { method: "POST", path: "/x" } }
+    const extra = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`extra_${i}`, i]))
+    const issues = issuesOf(schema, { client_id: "nope", points: 0, ...extra }, post)
+    expect(issues).toHaveLength(MAX_VALIDATION_ITEMS + 1)
+    expect(issues.slice(0, 2).map((i) => i.type)).toEqual(["uuid_parsing", "greater_than_equal"])
+    expect(issues[MAX_VALIDATION_ITEMS]).toEqual({
+      loc: ["body"],
+      msg: `12 more errors not listed; only the first ${MAX_VALIDATION_ITEMS} are`,
+      type: "too_many_errors"
+    })
+    const items = Array.from({ length: 50 }, () => ({ n: "x" }))
+    const list = issuesOf(z.strictObject({ items: z.array(z.strictObject({ n: z.number() })) }), { items }, post)
+    expect(list).toHaveLength(MAX_VALIDATION_ITEMS + 1)
+    expect(list[MAX_VALIDATION_ITEMS]!.msg).toMatch(/^30 more errors/)
   })
 })
 

@@ -6,8 +6,12 @@ import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
 /** `_meta` key telling the assistant a result repeats a stored one (REST's `Idempotent-Replayed`). */
 const REPLAYED_META = "fidelis/idempotent-replayed"
 
-/** Statuses that describe this one call, so the assistant can fix its arguments and carry on. */
-const TOOL_ERROR_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422])
+/**
+ * Statuses that describe this one call, so the assistant can fix its arguments (or wait) and carry
+ * on. A 429 here is one call of a batch past the budget: its neighbours ran, so the whole response
+ * cannot be a 429; a request refused outright gets its HTTP 429 before any call runs.
+ */
+const TOOL_ERROR_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422, 429])
 
 /** What a call produced: a tool result, or a refusal only the HTTP status can carry. */
 export type CallOutcome =
@@ -54,8 +58,8 @@ const splitArguments = (entry: CatalogEntry, args: Record<string, unknown>) => {
 }
 
 /**
- * Runs one tool through the router with the request's context (same credentials, same memoized
- * authentication, so it is not counted against the rate limit again).
+ * Runs one tool through the router with the request's context: same credentials and key lookup;
+ * the call counts against the rate limit, the request's own count covering its first call.
  */
 export const callTool = async (
   entry: CatalogEntry,

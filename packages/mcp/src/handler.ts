@@ -1,4 +1,13 @@
-import { authenticate, problemOf, requestContextFromHeaders, type CoreRuntime, type Problem } from "@fidelis/core"
+import {
+  admit,
+  DEFAULT_MAX_BODY_BYTES,
+  problemOf,
+  readBody,
+  requestContextFromHeaders,
+  type CoreRuntime,
+  type Principal,
+  type Problem
+} from "@fidelis/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
 import { Effect } from "effect"
@@ -15,6 +24,8 @@ export interface McpHandlerOptions {
   readonly allowedOrigins?: ReadonlyArray<string>
   /** Lists the official conformance suite's fixture tools too; for the conformance run only. */
   readonly conformanceFixtures?: boolean
+  /** Largest request body read, in bytes; larger ones are refused with 413. */
+  readonly maxBodyBytes?: number
 }
 
 export type McpHandler = (req: Request, init: { requestId: string }) => Promise<Response>
@@ -48,10 +59,28 @@ const withHeaders = (response: Response, extra: Headers): Response => {
 }
 
 /**
- * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
- * is authenticated once, before any MCP message is read, so refusals are plain HTTP statuses.
+ * The body's JSON-RPC messages. Malformed JSON goes on as the raw text: the SDK refuses it with its
+ * own -32700, after its Accept and Content-Type checks.
  */
-export const createMcpHandler = ({ runtime, allowedOrigins = [], conformanceFixtures = false }: McpHandlerOptions): McpHandler => {
+const messagesOf = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
+ * is authenticated and counted before any MCP message is read, so those refusals are plain HTTP
+ * statuses; every tools/call after the first counts once more.
+ */
+export const createMcpHandler = ({
+  runtime,
+  allowedOrigins = [],
+  conformanceFixtures = false,
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES
+}: McpHandlerOptions): McpHandler => {
   const origins = new Set(allowedOrigins)
   const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
@@ -67,24 +96,24 @@ export const createMcpHandler = ({ runtime, allowedOrigins = [], conformanceFixt
     }
 
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
-    // Memoized on ctx: the tool calls below reuse it instead of counting against the budget again.
-    const authenticated = await authenticate(ctx).then(
-      (principal) => ({ principal }),
-      (error: unknown) => {
-        if (error instanceof TRPCError) return { refused: problemOf(error) }
-        throw error
-      }
-    )
-    if ("refused" in authenticated) return withHeaders(problemResponse(authenticated.refused), ctx.resHeaders)
+    let principal: Principal
+    let messages: unknown
+    try {
+      principal = await admit(ctx)
+      messages = messagesOf(await readBody(req, maxBodyBytes))
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error
+      return withHeaders(problemResponse(problemOf(error)), ctx.resHeaders)
+    }
 
     let escalated: Parameters<Escalate>[0] | undefined
-    const server = createServer(ctx, authenticated.principal, fixtures, (outcome) => {
+    const server = createServer(ctx, principal, fixtures, (outcome) => {
       escalated ??= outcome
     })
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     try {
       await server.connect(transport)
-      const response = await transport.handleRequest(req)
+      const response = await transport.handleRequest(req, { parsedBody: messages })
       if (escalated === undefined) return withHeaders(response, ctx.resHeaders)
       if (escalated.problem.status >= 500) {
         await runtime.runPromise(

@@ -102,6 +102,21 @@ const callTool = async (key: string, name: string, args: Record<string, unknown>
 
 const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
 
+/** `n` get_points_balance calls as one JSON-RPC batch. */
+const balanceCalls = (clientId: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    jsonrpc: "2.0",
+    id: `b${i}`,
+    method: "tools/call",
+    params: { name: "get_points_balance", arguments: { client_id: clientId } }
+  }))
+
+/** Fixed one-minute windows: waits for the next minute when this one is nearly over, so a burst fits in one. */
+const startOfMinute = async () => {
+  const intoWindow = Date.now() % 60_000
+  if (intoWindow > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow))
+}
+
 const newClient = async (key: string, nome = "Maria Silva") => {
   const id = (await callTool(key, "create_client", { nome })).structuredContent?.id
   if (id === undefined) throw new Error("create_client returned no id")
@@ -283,24 +298,39 @@ describe("MCP handler: tool calls", () => {
     expect(clash.isError).toBe(true)
   })
 
-  it("a batch of calls in one request authenticates (and counts) once", async () => {
+  it("every tools/call of a batch counts against the rate limit; the request's own count covers the first", async () => {
     const { key } = await createTenant()
     const client = await newClient(key)
     const before = await rpc(key, "ping")
     const remaining = Number(before.response.headers.get("x-ratelimit-remaining"))
-    const batch = await post(
-      [1, 2, 3].map((n) => ({
-        jsonrpc: "2.0",
-        id: `b${n}`,
-        method: "tools/call",
-        params: { name: "get_points_balance", arguments: { client_id: client.id } }
-      })),
-      { "x-api-key": key }
-    )
+    const batch = await post(balanceCalls(client.id, 3), { "x-api-key": key })
     expect(batch.status).toBe(200)
     const results = (await batch.json()) as ReadonlyArray<RpcBody<Result>>
     expect(results.map((r) => r.result.structuredContent?.balance)).toEqual([0, 0, 0])
-    expect(Number(batch.headers.get("x-ratelimit-remaining"))).toBe(remaining - 1)
+    expect(Number(batch.headers.get("x-ratelimit-remaining"))).toBe(remaining - 3)
+  })
+
+  it("a batch past the budget runs the calls within it; the rest are tool errors saying so", async () => {
+    const { empresa, key } = await createTenant()
+    const client = await newClient(key)
+    const fresh = (await admin.keys.create({ empresa_id: empresa.id, name: "fresh budget" })).key
+    await startOfMinute()
+    const batch = await post(balanceCalls(client.id, 70), { "x-api-key": fresh })
+    expect(batch.status).toBe(200)
+    const results = (await batch.json()) as ReadonlyArray<RpcBody<Result>>
+    const refused = results.filter((r) => r.result.isError)
+    expect(results.filter((r) => r.result.structuredContent?.balance === 0)).toHaveLength(60)
+    expect(refused).toHaveLength(10)
+    expect(textOf(refused[0]!.result)).toMatch(/Rate limit exceeded; retry in \d+ s/)
+    expect(batch.headers.get("x-ratelimit-remaining")).toBe("0")
+    expect(Number(batch.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+  }, 120_000)
+
+  it("a batch of more than 100 messages is refused whole", async () => {
+    const { key } = await createTenant()
+    const response = await post(balanceCalls(crypto.randomUUID(), 101), { "x-api-key": key })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining("must not exceed 100") } })
   })
 })
 
@@ -344,11 +374,43 @@ describe("MCP handler: HTTP refusals", () => {
     expect(otherPort.response.status).toBe(403)
   })
 
+  it("a body over the limit is 413 with a detail body, whether its length is declared or not", async () => {
+    const { key } = await createTenant()
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } })
+    const declaredOrNot: ReadonlyArray<Record<string, string>> = [{ "x-api-key": key }, { "x-api-key": key, "content-length": String(big.length) }]
+    for (const headers of declaredOrNot) {
+      const response = await post(JSON.parse(big), headers)
+      expect(response.status).toBe(413)
+      expect(await response.json()).toEqual({ detail: "Request body exceeds the limit of 1048576 bytes" })
+    }
+  })
+
+  it("a request without a valid key is refused before its body is read", async () => {
+    let read = false
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          read = true
+          controller.enqueue(new TextEncoder().encode("[]"))
+          controller.close()
+        }
+      },
+      { highWaterMark: 0 }
+    )
+    const init: RequestInit & { duplex: "half" } = {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body,
+      duplex: "half"
+    }
+    const response = await handler(new Request(URL_MCP, init), { requestId: "r" })
+    expect(response.status).toBe(401)
+    expect(read).toBe(false)
+  })
+
   it("the 61st request in a minute is 429 with Retry-After", async () => {
     const { key } = await createTenant()
-    // Fixed one-minute windows: start the burst early in a window so it fits in one.
-    const intoWindow = Date.now() % 60_000
-    if (intoWindow > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow))
+    await startOfMinute()
     const resets = new Set<string | null>()
     for (let i = 1; i <= 60; i++) {
       const { response } = await rpc(key, "ping")

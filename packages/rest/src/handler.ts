@@ -1,7 +1,17 @@
-import { problemOf, requestContextFromHeaders, type CoreRuntime, type ProcedureMeta, type RequestContext } from "@fidelis/core"
+import {
+  admit,
+  DEFAULT_MAX_BODY_BYTES,
+  problemOf,
+  readBody,
+  requestContextFromHeaders,
+  validationError,
+  type CoreRuntime,
+  type ProcedureMeta,
+  type RequestContext
+} from "@fidelis/core"
 import { TRPCError, type AnyRouter } from "@trpc/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { createOpenApiNodeHttpHandler } from "trpc-to-openapi"
+import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, type OpenApiMethod } from "trpc-to-openapi"
 
 export interface RestHandlerOptions {
   readonly runtime: CoreRuntime
@@ -9,6 +19,8 @@ export interface RestHandlerOptions {
   readonly router: AnyRouter
   /** Base path the routes live under, e.g. `/api/v1/public`. */
   readonly endpoint: `/${string}`
+  /** Largest request body read, in bytes; larger ones are refused with 413. */
+  readonly maxBodyBytes?: number
 }
 
 export interface RestRequestInit {
@@ -25,42 +37,64 @@ interface Exchange {
   failure?: TRPCError
 }
 
-/** The parsed body the library reads, or the reason there is none. */
-type Body = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly cause: unknown }
+/** Procedures' metadata by REST route; the library matches the same table again when it runs. */
+type RouteOf = (method: string, path: string) => ProcedureMeta | undefined
 
-const readBody = async (req: Request): Promise<{ body: Body; impliedJson: boolean }> => {
-  const type = req.headers.get("content-type")
-  const text = await req.text()
-  // A write with no body at all (`curl -X POST …/claim`) means "no fields", not a wrong media type:
-  // it travels as `{}`. A body without a JSON content type is still refused with 415.
-  if (type === null && text.trim() === "") return { body: { ok: true, value: {} }, impliedJson: true }
-  if (type?.includes(JSON_TYPE) !== true) return { body: { ok: true, value: text }, impliedJson: false }
+const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
+
+/**
+ * trpc-to-openapi spreads the body into the procedure's input, so an array would arrive as one
+ * unknown key per element (a 5 MB array made 100,000 validation items). Anything but an object is
+ * refused as the single item it is.
+ */
+const NOT_AN_OBJECT = { loc: ["body"], msg: "Input should be a JSON object", type: "object_type" }
+
+/**
+ * Parses the body of a write. A write with no body at all (`curl -X POST …/claim`) means "no
+ * fields", not a wrong media type: it travels as `{}`; any other body without a content type is
+ * left to the library's 415.
+ */
+const parseBody = (text: string, type: string | null): { value: object; impliedJson: boolean } => {
+  if (type === null) return { value: {}, impliedJson: text.trim() === "" }
+  let value: unknown
   try {
-    return { body: { ok: true, value: JSON.parse(text) as unknown }, impliedJson: false }
+    value = JSON.parse(text)
   } catch (cause) {
-    return { body: { ok: false, cause }, impliedJson: false }
+    throw new TRPCError({ code: "PARSE_ERROR", message: "Failed to parse request body", cause })
   }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw validationError([NOT_AN_OBJECT])
+  return { value, impliedJson: false }
 }
 
 /**
  * The request as trpc-to-openapi's node handler reads it: a `Request` (so it takes the web paths
  * for content type and abort signal) whose URL is relative to the base path and whose `body` is
- * the parsed JSON, as its own fetch adapter presents it.
+ * the parsed JSON, as its own fetch adapter presents it. A body is read only for a known route,
+ * with a JSON (or no) content type, and, unless the procedure is public, once the key is admitted:
+ * a stranger's body is never read. Refusals are thrown as TRPCErrors.
  */
-const libraryRequest = async (req: Request, endpoint: string): Promise<Request> => {
+const libraryRequest = async (
+  req: Request,
+  ctx: RequestContext,
+  { endpoint, routeOf, maxBodyBytes }: { endpoint: string; routeOf: RouteOf; maxBodyBytes: number }
+): Promise<Request> => {
   const url = req.url.replace(endpoint, "")
-  if (req.method === "GET" || req.method === "HEAD" || req.method === "DELETE") {
-    return new Proxy(req, { get: (target, prop) => (prop === "url" ? url : Reflect.get(target, prop, target)) })
-  }
-  const { body, impliedJson } = await readBody(req)
+  const withUrl = () => new Proxy(req, { get: (target, prop) => (prop === "url" ? url : Reflect.get(target, prop, target)) })
+  const type = req.headers.get("content-type")
+  // The library answers these itself (404, 415) without looking at the body.
+  if (BODYLESS.has(req.method) || (type !== null && !type.includes(JSON_TYPE))) return withUrl()
+  const meta = routeOf(req.method, new URL(url).pathname)
+  if (meta === undefined) return withUrl()
+  if (meta.scope !== "public") await admit(ctx)
+
+  const { value, impliedJson } = parseBody(await readBody(req, maxBodyBytes), type)
   const headers = impliedJson ? new Headers([...req.headers, ["content-type", JSON_TYPE]]) : req.headers
   return new Proxy(req, {
     get: (target, prop) => {
       if (prop === "url") return url
       if (prop === "headers") return headers
-      if (prop !== "body") return Reflect.get(target, prop, target)
-      if (body.ok) return body.value
-      throw new TRPCError({ code: "PARSE_ERROR", message: "Failed to parse request body", cause: body.cause })
+      if (prop === "body") return value
+      return Reflect.get(target, prop, target)
     }
   })
 }
@@ -71,12 +105,16 @@ const libraryRequest = async (req: Request, endpoint: string): Promise<Request> 
  * that table on every request). Its error body is replaced by core's problem mapping, and the
  * context's response headers (rate limit, replay marker) go on every response, errors included.
  */
-export const createRestHandler = ({ runtime, router, endpoint }: RestHandlerOptions) => {
+export const createRestHandler = ({ runtime, router, endpoint, maxBodyBytes = DEFAULT_MAX_BODY_BYTES }: RestHandlerOptions) => {
   const successStatus = new Map<string, number>()
   for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)) {
     const status = procedure._def.meta?.successStatus
     if (status !== undefined) successStatus.set(path, status)
   }
+
+  const procedureAt = createProcedureCache(router)
+  const routeOf: RouteOf = (method, path) =>
+    procedureAt(method as OpenApiMethod, normalizePath(path))?.procedure?.procedure._def.meta as ProcedureMeta | undefined
 
   const exchanges = new WeakMap<object, Exchange>()
   const exchangeOf = (req: unknown) => exchanges.get(req as object)!
@@ -108,15 +146,19 @@ export const createRestHandler = ({ runtime, router, endpoint }: RestHandlerOpti
     })
 
   return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
-    const req = await libraryRequest(incoming, endpoint)
     const ctx = requestContextFromHeaders(runtime, incoming.headers, { requestId: init.requestId, signal: incoming.signal })
     const exchange: Exchange = { ctx }
-    exchanges.set(req, exchange)
-    const { status, body } = await dispatch(req)
-
     const headers = ctx.resHeaders
     headers.set("content-type", JSON_TYPE)
-    if (exchange.failure === undefined) return new Response(body, { status, headers })
+    try {
+      const req = await libraryRequest(incoming, ctx, { endpoint, routeOf, maxBodyBytes })
+      exchanges.set(req, exchange)
+      const { status, body } = await dispatch(req)
+      if (exchange.failure === undefined) return new Response(body, { status, headers })
+    } catch (error) {
+      if (!(error instanceof TRPCError)) throw error
+      exchange.failure = error
+    }
 
     const problem = problemOf(exchange.failure)
     if (problem.status >= 500) init.onInternalError?.(exchange.failure)

@@ -1,0 +1,46 @@
+import { Effect } from "effect"
+import { RateLimited } from "../errors.js"
+import type { Principal } from "./principal.js"
+import { RateLimiter, type RateWindow } from "./rate-limiter.js"
+
+/** The key a request authenticated with, and the budget its calls count against. */
+export interface AdmittedKey {
+  readonly principal: Principal
+  readonly bucket: string
+  readonly limit: number
+}
+
+/**
+ * One key lookup per HTTP request, however many calls it carries (a tRPC batch, MCP messages);
+ * each call still counts against the budget (`authenticate`).
+ */
+export interface Admission {
+  readonly key: Promise<AdmittedKey>
+  /** Procedure calls made so far; the request's own count covers the first. */
+  calls: number
+  /** The request's response headers, where the latest window is shown. */
+  readonly headers: Headers
+  shown: RateWindow | undefined
+}
+
+/** Whether `a` counts further into the budget than `b`: a later minute, fewer remaining, or over it. */
+const isLater = (a: RateWindow, b: RateWindow) =>
+  a.reset !== b.reset ? a.reset > b.reset : a.remaining !== b.remaining ? a.remaining < b.remaining : a.exceeded && !b.exceeded
+
+/**
+ * Counts one call against the key's budget. The calls of one request finish in any order, so the
+ * headers keep the latest window whichever finishes last: they end on the final count.
+ */
+export const count = (meter: Pick<Admission, "headers" | "shown">, key: AdmittedKey) =>
+  Effect.gen(function* () {
+    const window = yield* RateLimiter.hit(key.bucket, key.limit)
+    if (meter.shown === undefined || isLater(window, meter.shown)) {
+      meter.shown = window
+      meter.headers.set("X-RateLimit-Limit", String(window.limit))
+      meter.headers.set("X-RateLimit-Remaining", String(window.remaining))
+      meter.headers.set("X-RateLimit-Reset", String(window.reset))
+      if (window.exceeded) meter.headers.set("Retry-After", String(window.retryAfter))
+      else meter.headers.delete("Retry-After")
+    }
+    if (window.exceeded) return yield* new RateLimited({ retryAfter: window.retryAfter })
+  })
