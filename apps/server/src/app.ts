@@ -2,6 +2,7 @@ import {
   appRouter,
   databaseReady,
   internalApiRouter,
+  problemOf,
   publicApiRouter,
   requestContextFromHeaders,
   type CoreRuntime
@@ -90,6 +91,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures }: A
         router: appRouter,
         createContext: ({ req, resHeaders }) =>
           requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
+        responseMeta: ({ errors }) => ({ headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers)) }),
         onError: ({ error }) => {
           if (error.code === "INTERNAL_SERVER_ERROR") onInternalError(event.context.requestId)(error)
         }
