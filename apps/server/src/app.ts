@@ -3,6 +3,7 @@ import {
   databaseReady,
   internalApiRouter,
   MAX_BATCH_CALLS,
+  problemOf,
   publicApiRouter,
   requestContextFromHeaders,
   withBodyLimit,
@@ -97,6 +98,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
         maxBatchSize: MAX_BATCH_CALLS,
         createContext: ({ req, resHeaders }) =>
           requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
+        responseMeta: ({ errors }) => ({ headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers)) }),
         onError: ({ error }) => {
           if (error.code === "INTERNAL_SERVER_ERROR") onInternalError(event.context.requestId)(error)
         }

@@ -42,6 +42,13 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retr
   }
 }
 
+/** The database cannot be reached right now; the same request may succeed after `retryAfter` seconds. */
+export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly retryAfter: number }> {
+  override get message() {
+    return "The service is temporarily unavailable; retry in a few seconds"
+  }
+}
+
 export type DomainError =
   | BadRequest
   | Unauthenticated
@@ -50,6 +57,7 @@ export type DomainError =
   | Conflict
   | ValidationFailed
   | RateLimited
+  | Unavailable
 
 /** The single table mapping core refusals to tRPC codes (design.md section 1). */
 export const trpcCodeOf = {
@@ -59,7 +67,8 @@ export const trpcCodeOf = {
   NotFound: "NOT_FOUND",
   Conflict: "CONFLICT",
   ValidationFailed: "UNPROCESSABLE_CONTENT",
-  RateLimited: "TOO_MANY_REQUESTS"
+  RateLimited: "TOO_MANY_REQUESTS",
+  Unavailable: "SERVICE_UNAVAILABLE"
 } as const satisfies Record<DomainError["_tag"], TRPC_ERROR_CODE_KEY>
 
 const domainTags = new Set<string>(Object.keys(trpcCodeOf))

@@ -4,10 +4,12 @@ import type { ZodError } from "zod"
 import { isDomainError, ValidationFailed, type ValidationIssue } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 
-/** An error as every HTTP-speaking surface shows it: status and the design's `detail` body. */
+/** An error as every HTTP-speaking surface shows it: status, headers and the design's `detail` body. */
 export interface Problem {
   readonly status: number
   readonly body: { readonly detail: unknown }
+  /** Headers the response must carry, e.g. `Retry-After` on 429 and 503. */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export const INTERNAL_MESSAGE = "Internal server error"
@@ -19,17 +21,25 @@ export const INTERNAL_MESSAGE = "Internal server error"
 export const problemOf = (error: TRPCError): Problem => {
   const status = getHTTPStatusCodeFromError(error)
   const cause = error.cause
-  if (status >= 500) return { status, body: { detail: INTERNAL_MESSAGE } }
   if (isDomainError(cause)) {
     switch (cause._tag) {
       case "ValidationFailed":
         return { status, body: { detail: cause.issues } }
       case "Conflict":
         return { status, body: { detail: { code: cause.code, message: cause.message } } }
+      case "RateLimited":
+        return { status, body: { detail: cause.message }, headers: { "Retry-After": String(cause.retryAfter) } }
+      case "Unavailable":
+        return {
+          status,
+          body: { detail: { code: "SERVICE_UNAVAILABLE", message: cause.message } },
+          headers: { "Retry-After": String(cause.retryAfter) }
+        }
       default:
         return { status, body: { detail: cause.message } }
     }
   }
+  if (status >= 500) return { status, body: { detail: INTERNAL_MESSAGE } }
   // Framework refusals before any procedure ran: unknown route, malformed JSON, wrong media type.
   return { status, body: { detail: error.message } }
 }

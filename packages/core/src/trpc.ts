@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from "@trpc/server"
-import { Cause, Effect, Exit, Option } from "effect"
+import { isUnavailable } from "@fidelis/db"
+import { Cause, Chunk, Effect, Exit, Option } from "effect"
 import { ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/keys.js"
 import type { Principal } from "./auth/principal.js"
@@ -8,7 +9,7 @@ import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
-import { BadRequest, Forbidden, isDomainError, trpcCodeOf } from "./errors.js"
+import { BadRequest, Forbidden, isDomainError, trpcCodeOf, Unavailable, type DomainError } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationError, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
@@ -23,7 +24,7 @@ const t = initTRPC
       const problem = problemOf(error)
       return {
         ...shape,
-        message: problem.status >= 500 ? INTERNAL_MESSAGE : shape.message,
+        message: problem.status >= 500 && !isDomainError(error.cause) ? INTERNAL_MESSAGE : shape.message,
         data: { code: shape.data.code, httpStatus: problem.status, path: shape.data.path, detail: problem.body.detail }
       }
     }
@@ -32,10 +33,19 @@ const t = initTRPC
 export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 
+/** Long enough for a database restart or failover to finish, short enough to come back promptly. */
+const RETRY_AFTER_SECONDS = 5
+
+/** A database that cannot be reached, wherever in the cause its SqlError ended up (a failure or a defect). */
+const unreachable = (cause: Cause.Cause<unknown>): boolean =>
+  Chunk.some(Cause.failures(cause), isUnavailable) || Chunk.some(Cause.defects(cause), isUnavailable)
+
+const refusal = (error: DomainError) => new TRPCError({ code: trpcCodeOf[error._tag], message: error.message, cause: error })
+
 /**
  * Runs a core program for a procedure: typed refusals become their tRPC code (with the domain
- * error as cause, for the adapters' problem mapping); anything else is logged with the request id
- * and surfaces as a bare 500.
+ * error as cause, for the adapters' problem mapping), an unreachable database becomes
+ * `Unavailable` (503); anything else is logged with the request id and surfaces as a bare 500.
  */
 export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effect<A, E, CoreServices>): Promise<A> => {
   const exit = await ctx.runtime.runPromiseExit(
@@ -44,16 +54,17 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
   )
   if (Exit.isSuccess(exit)) return exit.value
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && isDomainError(failure.value)) {
-    const error = failure.value
-    throw new TRPCError({ code: trpcCodeOf[error._tag], message: error.message, cause: error })
-  }
+  if (Option.isSome(failure) && isDomainError(failure.value)) throw refusal(failure.value)
   if (Cause.isInterruptedOnly(exit.cause)) {
     throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "Request aborted" })
   }
+  const unavailable = unreachable(exit.cause)
   await ctx.runtime.runPromise(
-    Effect.logError("Unexpected failure", exit.cause).pipe(Effect.annotateLogs("request_id", ctx.requestId))
+    (unavailable ? Effect.logWarning("Database unavailable", exit.cause) : Effect.logError("Unexpected failure", exit.cause)).pipe(
+      Effect.annotateLogs("request_id", ctx.requestId)
+    )
   )
+  if (unavailable) throw refusal(new Unavailable({ retryAfter: RETRY_AFTER_SECONDS }))
   throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
 }
 

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { Conflict, NotFound, RateLimited, ValidationFailed } from "../src/errors.js"
+import { Conflict, NotFound, RateLimited, Unavailable, ValidationFailed } from "../src/errors.js"
 import type { ProcedureMeta } from "../src/meta.js"
 import { MAX_VALIDATION_ITEMS, problemOf, validationIssues } from "../src/problem.js"
 
@@ -71,7 +71,16 @@ describe("problemOf", () => {
       status: 422,
       body: { detail: issues }
     })
-    expect(problemOf(error(new RateLimited({ retryAfter: 7 }), "TOO_MANY_REQUESTS")).status).toBe(429)
+    expect(problemOf(error(new RateLimited({ retryAfter: 7 }), "TOO_MANY_REQUESTS"))).toEqual({
+      status: 429,
+      body: { detail: "Rate limit exceeded; retry in 7 s" },
+      headers: { "Retry-After": "7" }
+    })
+    expect(problemOf(error(new Unavailable({ retryAfter: 5 }), "SERVICE_UNAVAILABLE"))).toEqual({
+      status: 503,
+      body: { detail: { code: "SERVICE_UNAVAILABLE", message: "The service is temporarily unavailable; retry in a few seconds" } },
+      headers: { "Retry-After": "5" }
+    })
   })
 
   it("never lets an internal message out", () => {

@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { startEmbedded } from "./embedded.js"
 import { migrate } from "./migrate.js"
@@ -61,6 +61,9 @@ const clientLayer = (config: DatabaseConfig) =>
     ? PgClient.layer({
         url: Redacted.make(withoutJit(config.url)),
         maxConnections: config.maxConnections ?? 10,
+        // An unreachable server (or a pool saturated that long) answers 503 in seconds instead of
+        // holding the request for the operating system's connect timeout, minutes.
+        connectTimeout: Duration.seconds(5),
         applicationName: "fidelis",
         types
       })

@@ -16,6 +16,36 @@ const violation =
 export const isUniqueViolation = violation(UNIQUE_VIOLATION)
 export const isCheckViolation = violation(CHECK_VIOLATION)
 
+/**
+ * Failures that say the database cannot be reached right now, not that the statement was wrong:
+ * SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash recovery, not accepting
+ * connections yet), the socket errors of a refused or dropped connection, and node-postgres's own
+ * messages for a lost connection and a pool that could not connect in time (they carry no code).
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123])$/
+const UNAVAILABLE_SOCKET_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN"
+])
+const UNAVAILABLE_DRIVER_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect$|timeout expired$|Client has encountered a connection error)/
+
+const isConnectionFailure = (cause: unknown, depth = 0): boolean => {
+  if (typeof cause !== "object" || cause === null || depth > 3) return false
+  const { code, message } = cause as { code?: unknown; message?: unknown }
+  if (typeof code === "string" && (UNAVAILABLE_SQLSTATES.test(code) || UNAVAILABLE_SOCKET_CODES.has(code))) return true
+  if (typeof message === "string" && UNAVAILABLE_DRIVER_MESSAGES.test(message)) return true
+  return isConnectionFailure((cause as { cause?: unknown }).cause, depth + 1)
+}
+
+/** A statement that failed because the database is unreachable; retrying later may succeed. */
+export const isUnavailable = (error: unknown): error is SqlError => error instanceof SqlError && isConnectionFailure(error.cause)
+
 /** The name of the constraint a violation hit, to tell which rule said no. */
 export const constraintOf = (error: SqlError): string => pgFields(error).constraint ?? ""
 

@@ -1,4 +1,5 @@
 export * as Database from "./client.js"
 export type { DatabaseConfig } from "./client.js"
 export { EmbeddedDatabaseBusy, MEMORY, openPglite } from "./embedded.js"
-export { constraintOf, isCheckViolation, isUniqueViolation, onUniqueViolation } from "./errors.js"
+export { constraintOf, isCheckViolation, isUnavailable, isUniqueViolation, onUniqueViolation } from "./errors.js"
+export { listen, LISTENER_APPLICATION, type Subscriber } from "./listen.js"

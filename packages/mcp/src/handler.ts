@@ -37,7 +37,7 @@ const json = (status: number, body: unknown, headers: HeadersInit = {}) =>
 const jsonRpcError = (status: number, message: string, headers: HeadersInit = {}) =>
   json(status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null }, headers)
 
-const problemResponse = ({ status, body }: Problem) => json(status, body)
+const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
 

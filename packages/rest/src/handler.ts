@@ -162,6 +162,7 @@ export const createRestHandler = ({ runtime, router, endpoint, maxBodyBytes = DE
 
     const problem = problemOf(exchange.failure)
     if (problem.status >= 500) init.onInternalError?.(exchange.failure)
+    for (const [name, value] of Object.entries(problem.headers ?? {})) headers.set(name, value)
     return new Response(JSON.stringify(problem.body), { status: problem.status, headers })
   }
 }

@@ -60,6 +60,10 @@ const rateLimitHeaders: Json = {
   "X-RateLimit-Reset": { description: "Epoch seconds when the window resets", schema: { type: "integer" } }
 }
 
+const retryAfterHeader: Json = {
+  "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } }
+}
+
 const problem = (description: string, schema = "Problem", headers?: Json) => ({
   description,
   ...(headers ? { headers } : {}),
@@ -76,11 +80,9 @@ const errorResponses = (method: string, path: string, isPublic: boolean): Json =
   ...(path.includes("{") ? { "404": problem("Not found, or not this empresa's") } : {}),
   ...(method !== "get" ? { "409": problem("A business rule refused the operation", "ConflictProblem") } : {}),
   "422": problem("Invalid header, query, path or body", "HTTPValidationError"),
-  "429": problem("Rate limit exceeded", "Problem", {
-    ...rateLimitHeaders,
-    "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } }
-  }),
-  "500": problem("Unexpected failure; the X-Request-Id header identifies it in the logs")
+  "429": problem("Rate limit exceeded", "Problem", { ...rateLimitHeaders, ...retryAfterHeader }),
+  "500": problem("Unexpected failure; the X-Request-Id header identifies it in the logs"),
+  "503": problem("The database is unreachable for now (code SERVICE_UNAVAILABLE)", "ConflictProblem", retryAfterHeader)
 })
 
 /**

@@ -1,5 +1,8 @@
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Stream } from "effect"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { listen, LISTENER_APPLICATION } from "@fidelis/db"
+import { Duration, Effect, Runtime } from "effect"
+import { randomUUID } from "node:crypto"
 import { Config } from "../config.js"
 import type { Principal } from "./principal.js"
 
@@ -18,42 +21,25 @@ const TTL_MS = 60_000
 const MAX_ENTRIES = 10_000
 
 /**
- * Keys seen recently, by hash, so an authenticated request costs no round trip. Anything that
- * changes what a key may do (revocation, `api_access`) evicts here and tells every other process
- * on the database through LISTEN/NOTIFY; the embedded database has a single process, so local
- * eviction is the whole story there.
+ * The cached authentications and the rules that keep them honest, apart from the database. On a
+ * shared database an entry is only as good as the listener that would evict it, so this is that
+ * listener's subscriber: nothing is cached until LISTEN is confirmed (`live`), everything is dropped
+ * the moment the listener's connection is lost (a database restart), and a lookup that overlapped
+ * any eviction or change of the listener's state is not cached. A gap costs a round trip per
+ * request until it closes, never a stale grant.
  */
-export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
-  scoped: Effect.gen(function* () {
-    const config = yield* Config
-    const pg = yield* PgClient.PgClient
-    const entries = new Map<string, { readonly value: Authenticated; readonly expires: number }>()
-    const shared = config.databaseUrl !== undefined
-
-    // Bumped by every eviction: a lookup that raced with one must not cache what it read.
-    let epoch = 0
-    const evictWhere = (matches: (value: Authenticated) => boolean) => {
-      epoch++
-      for (const [hash, entry] of entries) if (matches(entry.value)) entries.delete(hash)
-    }
-    const apply = (message: string) => {
-      const [kind, id] = message.split(":")
-      if (kind === "key") evictWhere((v) => v.keyId === id)
-      else if (kind === "empresa") evictWhere((v) => v.empresaId === id)
-      else evictWhere(() => true)
-    }
-
-    if (shared) {
-      yield* pg.listen(CHANNEL).pipe(
-        Stream.runForEach((message) => Effect.sync(() => apply(message))),
-        // A lost listener must not leave stale grants: drop everything and listen again.
-        Effect.tapErrorCause(() => Effect.sync(() => evictWhere(() => true))),
-        Effect.retry({ times: 1_000_000 }),
-        Effect.forkScoped
-      )
-    }
-
-    const get = (hash: string): Authenticated | undefined => {
+export const authEntries = (options: { readonly live: boolean }) => {
+  const entries = new Map<string, { readonly value: Authenticated; readonly expires: number }>()
+  let live = options.live
+  // Bumped by every eviction and every change of the listener's state.
+  let epoch = 0
+  const evictWhere = (matches: (value: Authenticated) => boolean) => {
+    epoch++
+    for (const [hash, entry] of entries) if (matches(entry.value)) entries.delete(hash)
+  }
+  return {
+    epoch: () => epoch,
+    get: (hash: string): Authenticated | undefined => {
       const entry = entries.get(hash)
       if (entry === undefined) return undefined
       if (entry.expires < Date.now()) {
@@ -61,30 +47,150 @@ export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
         return undefined
       }
       return entry.value
-    }
-
-    /** Caches a lookup that began at `since` (an `epoch()`), unless an eviction happened meanwhile. */
-    const put = (hash: string, value: Authenticated, since: number) => {
-      if (since !== epoch) return
+    },
+    /** Caches a lookup that began at `since` (an `epoch()`), unless anything was evicted meanwhile. */
+    put: (hash: string, value: Authenticated, since: number) => {
+      if (!live || since !== epoch) return
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
       entries.set(hash, { value, expires: Date.now() + TTL_MS })
+    },
+    /** An eviction, from this process or another: `key:<id>`, `empresa:<id>`, anything else is all. */
+    message: (message: string) => {
+      const [kind, id] = message.split(":")
+      if (kind === "key") evictWhere((v) => v.keyId === id)
+      else if (kind === "empresa") evictWhere((v) => v.empresaId === id)
+      else evictWhere(() => true)
+    },
+    // A lookup that began before LISTEN was in place may have read a grant whose revocation this
+    // process never heard of.
+    live: () => {
+      evictWhere(() => true)
+      live = true
+    },
+    lost: () => {
+      live = false
+      evictWhere(() => true)
+    }
+  }
+}
+
+/** How long a change waits for every other process to confirm its eviction before it returns anyway. */
+const CONFIRM_TIMEOUT = Duration.seconds(2)
+
+/**
+ * Keys seen recently, by hash, so an authenticated request costs no round trip. Anything that
+ * changes what a key may do (revocation, `api_access`) evicts here and tells every other process
+ * on the database through LISTEN/NOTIFY; the embedded database has a single process, so local
+ * eviction is the whole story there.
+ *
+ * A notification reaches another process some milliseconds after the commit, more when that
+ * process is busy, and a request there could be served from its cache meanwhile. So a change is
+ * confirmed: every process acknowledges an eviction once it has applied it (`ack:<nonce>:<pid>`,
+ * named by its listener's backend), and the change returns only when every listener the database
+ * knew of at the commit has, or after CONFIRM_TIMEOUT.
+ */
+export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
+  scoped: Effect.gen(function* () {
+    const config = yield* Config
+    const sql = yield* SqlClient.SqlClient
+    const runtime = yield* Effect.runtime<never>()
+    const url = config.databaseUrl
+    const entries = authEntries({ live: url === undefined })
+    // Our listener's backend while it is live: the name we acknowledge under.
+    let self: number | undefined
+    // Changes made here that wait for confirmations: the listeners heard from so far, by nonce.
+    const confirmations = new Map<string, { readonly heard: Set<number>; onAck: () => void }>()
+
+    /** `key:<id>:<nonce>` and `empresa:<id>:<nonce>` evict and are acknowledged; `ack:<nonce>:<pid>` confirms. */
+    const onMessage = (message: string) => {
+      const [kind, subject, detail] = message.split(":")
+      if (kind === "ack") {
+        const confirmation = confirmations.get(subject!)
+        confirmation?.heard.add(Number(detail))
+        confirmation?.onAck()
+        return
+      }
+      entries.message(message)
+      // Our own changes are confirmed by having applied them before waiting.
+      if (detail === undefined || self === undefined || confirmations.has(detail)) return
+      Runtime.runFork(runtime)(sql`SELECT pg_notify(${CHANNEL}, ${`ack:${detail}:${self}`})`.pipe(Effect.ignore))
     }
 
-    // pg_notify, not the client's notify(): NOTIFY takes no bind parameters.
-    const publish = (message: string) =>
-      Effect.sync(() => apply(message)).pipe(
-        Effect.zipRight(shared ? pg`SELECT pg_notify(${CHANNEL}, ${message})` : Effect.void),
-        Effect.asVoid
+    if (url !== undefined) {
+      yield* listen(url, CHANNEL, {
+        live: (pid) => {
+          self = pid
+          entries.live()
+        },
+        lost: () => {
+          self = undefined
+          entries.lost()
+        },
+        message: onMessage
+      })
+    }
+
+    /** Waits until every listener in `listeners` but ours has acknowledged `nonce`. */
+    const confirmed = (nonce: string, listeners: ReadonlyArray<number>) => {
+      const confirmation = confirmations.get(nonce)!
+      const missing = () => listeners.filter((pid) => pid !== self && !confirmation.heard.has(pid))
+      return Effect.async<void>((resume) => {
+        confirmation.onAck = () => {
+          if (missing().length > 0) return
+          confirmation.onAck = () => undefined
+          resume(Effect.void)
+        }
+        confirmation.onAck()
+      }).pipe(
+        Effect.timeoutFail({ duration: CONFIRM_TIMEOUT, onTimeout: () => missing() }),
+        Effect.catchAll((pids) => Effect.logWarning("Auth cache eviction not confirmed in time", { listeners: pids }))
       )
+    }
+
+    /**
+     * Wraps the write that changes what keys may do. Its NOTIFY goes in the write's transaction, so
+     * Postgres sends it at the commit itself (never a commit without one); this process evicts once
+     * the write has committed, then waits for the others to confirm. Not for a write inside a wider
+     * transaction: its NOTIFY would only leave at that one's commit, after the wait.
+     */
+    const changing =
+      (message: string) =>
+      <A, E, R>(write: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> => {
+        if (url === undefined) return Effect.tap(write, () => Effect.sync(() => entries.message(message)))
+        const nonce = randomUUID()
+        return Effect.acquireUseRelease(
+          // Registered before the commit: an acknowledgement may arrive before the commit's reply.
+          Effect.sync(() => confirmations.set(nonce, { heard: new Set(), onAck: () => undefined })),
+          () =>
+            sql
+              .withTransaction(
+                Effect.flatMap(write, (value) =>
+                  Effect.map(
+                    sql<{ listeners: number[] }>`
+                      SELECT pg_notify(${CHANNEL}, ${`${message}:${nonce}`}),
+                        array(SELECT pid FROM pg_stat_activity
+                              WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION}) AS listeners`,
+                    ([row]) => ({ value, listeners: row!.listeners })
+                  )
+                )
+              )
+              .pipe(
+                Effect.tap(() => Effect.sync(() => entries.message(message))),
+                Effect.tap(({ listeners }) => confirmed(nonce, listeners)),
+                Effect.map(({ value }) => value)
+              ),
+          () => Effect.sync(() => confirmations.delete(nonce))
+        )
+      }
 
     return {
-      epoch: () => epoch,
-      get,
-      put,
-      /** After a key's revocation commits. */
-      keyChanged: (keyId: string) => publish(`key:${keyId}`),
-      /** After an empresa's plan or access changes. */
-      empresaChanged: (empresaId: string) => publish(`empresa:${empresaId}`)
+      epoch: entries.epoch,
+      get: entries.get,
+      put: entries.put,
+      /** Wraps a key's revocation. */
+      keyChange: (keyId: string) => changing(`key:${keyId}`),
+      /** Wraps a change of an empresa's plan or access. */
+      empresaChange: (empresaId: string) => changing(`empresa:${empresaId}`)
     } as const
   })
 }) {}

@@ -137,10 +137,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     /** Revoking is idempotent: a revoked key comes back as it is, with its first revocation time. */
     const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: string) {
       const rows = yield* sql<ApiKeyRow>`
-        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`
+        UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`.pipe(
+        cache.keyChange(keyId)
+      )
       const row = rows[0]
       if (row === undefined) return yield* new NotFound({ resource: "API key", id: keyId })
-      yield* cache.keyChanged(keyId)
       return toRecord(row)
     })
 

@@ -79,16 +79,16 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       const { empresa_id, settings: requested, ...fields } = input
       const settings = yield* checkedSettings(requested)
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
-      const [row] = yield* sql<Empresa>`
+      const write = sql<Empresa>`
         UPDATE empresas SET
           ${Object.keys(set).length > 0 ? sql`${sql.update(set)},` : sql``}
           settings = settings || ${JSON.stringify(settings ?? {})}::jsonb,
           updated_at = now()
         WHERE id = ${empresa_id}
         RETURNING *`.pipe(onUniqueViolation(duplicate))
-      if (row === undefined) return yield* new NotFound({ resource: "Empresa", id: empresa_id })
       // Cached authentications carry the plan's api_access: they must not outlive a change.
-      if (input.api_access !== undefined) yield* authCache.empresaChanged(empresa_id)
+      const [row] = yield* input.api_access !== undefined ? write.pipe(authCache.empresaChange(empresa_id)) : write
+      if (row === undefined) return yield* new NotFound({ resource: "Empresa", id: empresa_id })
       return row
     })
 
