@@ -2,6 +2,7 @@ import {
   appRouter,
   databaseReady,
   internalApiRouter,
+  log,
   MAX_BATCH_CALLS,
   problemOf,
   publicApiRouter,
@@ -13,11 +14,12 @@ import { createMcpHandler } from "@fidelis/mcp"
 import { createRestHandler, docsAsset, docsPage, openApiDocument } from "@fidelis/rest"
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch"
 import { H3 } from "h3"
-import { log } from "./log.js"
 
 declare module "h3" {
   interface H3EventContext {
     requestId: string
+    /** Hands a 5xx's cause to the request's access-log line, the one place it is logged. */
+    report: (error: unknown) => void
   }
 }
 
@@ -37,12 +39,15 @@ const json = (body: unknown, status = 200) =>
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/**
- * The HTTP surface: every adapter mounted on one h3 app, wrapped so each request gets an id (the
- * caller's X-Request-Id when it is sane), echoed back and written to the access log.
- */
-const onInternalError = (requestId: string) => (error: unknown) =>
-  log("error", "request failed", { request_id: requestId, error: String(error), cause: String((error as Error).cause) })
+/** An error and what caused it, stack included, for the log only: never for a response. */
+const describe = (error: unknown): string => {
+  const cause = error instanceof Error ? error.cause : undefined
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  if (cause === undefined) return text
+  return `${text}\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`
+}
+
+const levelOf = (status: number) => (status === 503 ? "warn" : status >= 500 ? "error" : "info")
 
 /** The REST base paths: each serves its router's OpenAPI routes and its own OpenAPI document. */
 const restApis = [
@@ -83,7 +88,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     app
       .get(`${base}/openapi.json`, () => json((document ??= openApiDocument({ router, title, description, baseUrl: base }))))
       .all(`${base}/**`, (event) =>
-        rest(event.req, { requestId: event.context.requestId, onInternalError: onInternalError(event.context.requestId) })
+        rest(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
       )
   }
 
@@ -100,34 +105,43 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
           requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
         responseMeta: ({ errors }) => ({ headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers)) }),
         onError: ({ error }) => {
-          if (error.code === "INTERNAL_SERVER_ERROR") onInternalError(event.context.requestId)(error)
+          if (error.code === "INTERNAL_SERVER_ERROR") event.context.report(error)
         }
       })
     )
-    .all("/mcp", (event) => mcp(event.req, { requestId: event.context.requestId }))
+    .all("/mcp", (event) => mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report }))
     .all("/**", () => json({ detail: "Not found" }, 404))
 
+  /**
+   * Each request gets an id (the caller's X-Request-Id when it is sane), echoed back, and one
+   * access-log line, which also carries the cause of a 5xx: a failure is logged once.
+   */
   return async (req: Request): Promise<Response> => {
     const started = performance.now()
     const incoming = req.headers.get("x-request-id")
     const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
+    let failure: unknown
+    const report = (error: unknown) => {
+      failure ??= error
+    }
     let res: Response
     try {
-      res = await app.request(req, undefined, { requestId })
+      res = await app.request(req, undefined, { requestId, report })
     } catch (error) {
-      onInternalError(requestId)(error)
+      report(error)
       res = json({ detail: "Internal server error" }, 500)
     }
     // Responses built elsewhere may have immutable headers; a copy is always writable.
     const headers = new Headers(res.headers)
     headers.set("X-Request-Id", requestId)
     const url = new URL(req.url)
-    log(res.status >= 500 ? "error" : "info", "request", {
+    log(levelOf(res.status), "request", {
       request_id: requestId,
       method: req.method,
       path: url.pathname,
       status: res.status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      ...(failure !== undefined && { error: describe(failure) })
     })
     return new Response(res.body, { status: res.status, headers })
   }

@@ -1,5 +1,4 @@
-import { sweepExpired, type CoreRuntime } from "@fidelis/core"
-import { log } from "./log.js"
+import { log, sweepExpired, type CoreRuntime } from "@fidelis/core"
 
 /**
  * Periodic clean-up of expired idempotency records and stale rate-limit windows. Every process

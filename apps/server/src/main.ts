@@ -1,14 +1,13 @@
 // trpc-to-openapi re-validates the whole router on every request unless in production mode.
 process.env.NODE_ENV ??= "production"
 
-import { makeRuntime, seedDemoIfEmpty } from "@fidelis/core"
+import { log, makeRuntime, seedDemoIfEmpty } from "@fidelis/core"
 import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { toNodeHandler } from "srvx/node"
 import { createApp } from "./app.js"
 import { serverConfigFromEnv } from "./config.js"
 import { startHousekeeping } from "./housekeeping.js"
-import { log } from "./log.js"
 
 const config = serverConfigFromEnv()
 const runtime = makeRuntime(config.core)

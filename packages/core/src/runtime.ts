@@ -6,6 +6,7 @@ import { ApiKeys } from "./auth/keys.js"
 import { RateLimiter } from "./auth/rate-limiter.js"
 import { Clients } from "./clients/service.js"
 import { Config, type CoreConfig } from "./config.js"
+import { jsonLines } from "./log.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
 import { Points } from "./points/service.js"
@@ -53,7 +54,7 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
     Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
-  const logging = Layer.merge(Logger.json, Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
+  const logging = Layer.merge(Logger.replace(Logger.defaultLogger, jsonLines), Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
   return domainLayer.pipe(Layer.provide(AuthCache.Default), Layer.provideMerge(infra), Layer.provideMerge(logging))
 }
 

@@ -45,7 +45,7 @@ const refusal = (error: DomainError) => new TRPCError({ code: trpcCodeOf[error._
 /**
  * Runs a core program for a procedure: typed refusals become their tRPC code (with the domain
  * error as cause, for the adapters' problem mapping), an unreachable database becomes
- * `Unavailable` (503); anything else is logged with the request id and surfaces as a bare 500.
+ * `Unavailable` (503); anything else surfaces as a bare 500 whose cause the surface logs.
  */
 export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effect<A, E, CoreServices>): Promise<A> => {
   const exit = await ctx.runtime.runPromiseExit(
@@ -58,14 +58,9 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
   if (Cause.isInterruptedOnly(exit.cause)) {
     throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "Request aborted" })
   }
-  const unavailable = unreachable(exit.cause)
-  await ctx.runtime.runPromise(
-    (unavailable ? Effect.logWarning("Database unavailable", exit.cause) : Effect.logError("Unexpected failure", exit.cause)).pipe(
-      Effect.annotateLogs("request_id", ctx.requestId)
-    )
-  )
-  if (unavailable) throw refusal(new Unavailable({ retryAfter: RETRY_AFTER_SECONDS }))
-  throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
+  if (unreachable(exit.cause)) throw refusal(new Unavailable({ retryAfter: RETRY_AFTER_SECONDS }))
+  // Not logged here: the surface logs a 5xx once, on its request's line, with this cause.
+  throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE, cause: new Error(Cause.pretty(exit.cause)) })
 }
 
 /** Rewrites zod input failures as the spec's 422, `loc` rooted where each field travelled. */

@@ -10,7 +10,6 @@ import {
 } from "@fidelis/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
-import { Effect } from "effect"
 import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
 import { createServer, type Escalate } from "./server.js"
 
@@ -28,7 +27,13 @@ export interface McpHandlerOptions {
   readonly maxBodyBytes?: number
 }
 
-export type McpHandler = (req: Request, init: { requestId: string }) => Promise<Response>
+export interface McpRequestInit {
+  readonly requestId: string
+  /** Called with the cause of a 5xx, so the server logs it against the request id. */
+  readonly onInternalError?: (error: unknown) => void
+}
+
+export type McpHandler = (req: Request, init: McpRequestInit) => Promise<Response>
 
 const json = (status: number, body: unknown, headers: HeadersInit = {}) =>
   new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } })
@@ -84,7 +89,7 @@ export const createMcpHandler = ({
   const origins = new Set(allowedOrigins)
   const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
-  return async (req, { requestId }) => {
+  return async (req, { requestId, onInternalError }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     if (req.method !== "POST") return jsonRpcError(405, "Method not allowed", { Allow: "POST" })
 
@@ -115,11 +120,7 @@ export const createMcpHandler = ({
       await server.connect(transport)
       const response = await transport.handleRequest(req, { parsedBody: messages })
       if (escalated === undefined) return withHeaders(response, ctx.resHeaders)
-      if (escalated.problem.status >= 500) {
-        await runtime.runPromise(
-          Effect.logError("MCP tool call failed", escalated.cause).pipe(Effect.annotateLogs("request_id", requestId))
-        )
-      }
+      if (escalated.problem.status >= 500) onInternalError?.(escalated.cause)
       return withHeaders(problemResponse(escalated.problem), ctx.resHeaders)
     } finally {
       // Closing the server closes its transport too.
