@@ -1,4 +1,4 @@
 export * as Database from "./client.js"
 export type { DatabaseConfig } from "./client.js"
 export { EmbeddedDatabaseBusy, MEMORY, openPglite } from "./embedded.js"
-export { constraintOf, isCheckViolation, isUniqueViolation, onUniqueViolation } from "./errors.js"
+export { constraintOf, dieOnSqlError, isCheckViolation, isUniqueViolation, onUniqueViolation, sqlErrorsAsDefects } from "./errors.js"

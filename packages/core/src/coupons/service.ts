@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { pageOf } from "../contracts.js"
@@ -254,6 +255,6 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       Effect.withSpan("Coupons.sweep")
     )
 
-    return { get, list, generate, redeem, cancel, sweep } as const
+    return sqlErrorsAsDefects({ get, list, generate, redeem, cancel, sweep })
   })
 }) {}
