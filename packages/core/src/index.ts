@@ -10,7 +10,7 @@ export {
   type RequestContextInit
 } from "./context.js"
 export * from "./errors.js"
-export type { ProcedureMeta, Scope } from "./meta.js"
+export { SCOPE_ERRORS, type ProcedureMeta, type Scope } from "./meta.js"
 export { INTERNAL_MESSAGE, problemOf, type Problem } from "./problem.js"
 export { appRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"

@@ -8,7 +8,19 @@ import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
-import { BadRequest, Forbidden, isDomainError, RateLimited, ValidationFailed, trpcCodeOf } from "./errors.js"
+import {
+  BadRequest,
+  ERROR_KINDS,
+  Forbidden,
+  isDomainError,
+  RateLimited,
+  refusalOf,
+  ValidationFailed,
+  type Conflict,
+  type DomainError,
+  type Refusal,
+  type RefusalsOf
+} from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
@@ -33,11 +45,30 @@ export const router = t.router
 export const createCallerFactory = t.createCallerFactory
 
 /**
- * Runs a core program for a procedure: typed refusals become their tRPC code (with the domain
- * error as cause, for the adapters' problem mapping); anything else is logged with the request id
- * and surfaces as a bare 500.
+ * A refusal its procedure did not declare slipped past the types (a cast, a widened error type), so
+ * the OpenAPI document does not list it. Logged always; outside production it also fails as a
+ * defect, so the test that provokes it fails, while production still answers the refusal.
  */
-export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+const undeclaredRefusal = async (ctx: RequestContext, refusal: Refusal) => {
+  await ctx.runtime.runPromise(
+    Effect.logError(`Undeclared refusal ${refusal}`).pipe(Effect.annotateLogs({ request_id: ctx.requestId, refusal }))
+  )
+  if (process.env["NODE_ENV"] !== "production") {
+    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
+  }
+}
+
+/**
+ * Runs a core program: domain errors become their tRPC code (with the error as cause, for the
+ * adapters' problem mapping); anything else is logged with the request id and surfaces as a bare
+ * 500. With `declared`, a refusal outside it is an undeclared refusal; middleware passes none, as
+ * its refusals belong to the scope, not to a procedure.
+ */
+const runProgram = async <A, E extends DomainError>(
+  ctx: RequestContext,
+  program: Effect.Effect<A, E, CoreServices>,
+  declared?: ReadonlyArray<Refusal>
+): Promise<A> => {
   const exit = await ctx.runtime.runPromiseExit(
     program.pipe(Effect.annotateLogs("request_id", ctx.requestId)),
     ctx.signal ? { signal: ctx.signal } : undefined
@@ -46,7 +77,9 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure) && isDomainError(failure.value)) {
     const error = failure.value
-    throw new TRPCError({ code: trpcCodeOf[error._tag], message: error.message, cause: error })
+    const refusal = refusalOf(error)
+    if (declared !== undefined && refusal !== undefined && !declared.includes(refusal)) await undeclaredRefusal(ctx, refusal)
+    throw new TRPCError({ code: ERROR_KINDS[error._tag].trpc, message: error.message, cause: error })
   }
   if (Cause.isInterruptedOnly(exit.cause)) {
     throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "Request aborted" })
@@ -56,6 +89,30 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
   )
   throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
 }
+
+/** A procedure's context: `refuses(...)` adds the refusals it declared. */
+type ProcedureContext = RequestContext & { readonly refusals?: ReadonlyArray<Refusal> }
+
+type Undeclared<E, C> = Exclude<RefusalsOf<E>, C extends { readonly refusals: ReadonlyArray<infer R> } ? R : never>
+
+/** Nothing when the context declares every refusal of E; else a property no program has, naming the rest. */
+type HeldTo<E, C> = [Undeclared<E, C>] extends [never] ? unknown : { readonly undeclaredRefusals: Undeclared<E, C> }
+
+/**
+ * Declares the refusals a procedure's program may give: REST documents them (404, each 409 code)
+ * and `runEffect` holds the program to them, by its type and at run time.
+ */
+export const refuses = <const R extends ReadonlyArray<Refusal>>(...refusals: R) =>
+  t.procedure.meta({ refusals }).use(({ next }) => next({ ctx: { refusals } }))
+
+/**
+ * Runs a procedure's program. Its error type may hold only the refusals the procedure declared
+ * with `refuses` (an undeclared one does not compile), plus the kinds every input or scope gives.
+ */
+export const runEffect = <A, E extends DomainError, C extends ProcedureContext>(
+  ctx: C,
+  program: Effect.Effect<A, E, CoreServices> & HeldTo<E, C>
+): Promise<A> => runProgram(ctx, program, ctx.refusals ?? [])
 
 /** Rewrites zod input failures as the spec's 422, `loc` rooted where each field travelled. */
 const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
@@ -74,7 +131,7 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
  */
 export const authenticate = (ctx: RequestContext): Promise<Principal> => {
   if (ctx.trustedPrincipal !== undefined) return Promise.resolve(ctx.trustedPrincipal)
-  ctx.authentication ??= runEffect(
+  ctx.authentication ??= runProgram(
     ctx,
     Effect.gen(function* () {
       const config = yield* Config
@@ -124,7 +181,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
   const principal = await authenticate(ctx)
   if (principal.kind === "company") return next({ ctx: { empresaId: principal.empresaId, principal } })
   if (ctx.actAsEmpresa === undefined) {
-    return runEffect(
+    return runProgram(
       ctx,
       Effect.fail(
         new BadRequest({
@@ -133,7 +190,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
       )
     )
   }
-  const empresa = await runEffect(ctx, Empresas.resolve(ctx.actAsEmpresa))
+  const empresa = await runProgram(ctx, Empresas.resolve(ctx.actAsEmpresa))
   return next({ ctx: { empresaId: empresa.id, principal } })
 })
 
@@ -141,7 +198,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
 export const adminProcedure = base.meta({ scope: "admin" }).use(async ({ ctx, next }) => {
   const principal = await authenticate(ctx)
   if (principal.kind !== "admin") {
-    await runEffect(ctx, Effect.fail(new Forbidden({ message: "This operation needs an admin-scope API key" })))
+    await runProgram(ctx, Effect.fail(new Forbidden({ message: "This operation needs an admin-scope API key" })))
   }
   return next({ ctx: { principal } })
 })
@@ -158,7 +215,7 @@ const idempotencyKeyProblem = (key: string) => {
 export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: true }).use(async ({ ctx, next }) => {
   const problem = ctx.idempotencyKey === undefined ? undefined : idempotencyKeyProblem(ctx.idempotencyKey)
   if (problem !== undefined) {
-    await runEffect(ctx, Effect.fail(new ValidationFailed({ issues: [{ loc: ["header", "X-Idempotency-Key"], ...problem }] })))
+    await runProgram(ctx, Effect.fail(new ValidationFailed({ issues: [{ loc: ["header", "X-Idempotency-Key"], ...problem }] })))
   }
   return next()
 })
@@ -166,18 +223,20 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: tr
 /**
  * Runs a company write at most once per X-Idempotency-Key (design.md section 2): the program and
  * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
+ * A duplicate still in flight is refused with IDEMPOTENCY_IN_FLIGHT, which the procedure declares.
  */
-export const runIdempotent = async <A, E>(
-  ctx: RequestContext & { readonly empresaId: string },
+export const runIdempotent = async <A, E extends DomainError, C extends ProcedureContext & { readonly empresaId: string }>(
+  ctx: C,
   operation: string,
   request: unknown,
-  program: Effect.Effect<A, E, CoreServices>
+  program: Effect.Effect<A, E, CoreServices> & HeldTo<E | Conflict<"IDEMPOTENCY_IN_FLIGHT">, C>
 ): Promise<A> => {
-  const { value, replayed } = await runEffect(
+  const { value, replayed } = await runProgram(
     ctx,
     Effect.flatMap(Idempotency, (idempotency) =>
       idempotency.once({ empresaId: ctx.empresaId, operation, key: ctx.idempotencyKey, request }, program)
-    )
+    ),
+    ctx.refusals ?? []
   )
   if (replayed) ctx.resHeaders.set("Idempotent-Replayed", "true")
   return value
