@@ -60,9 +60,11 @@ describe("declared refusals", () => {
 })
 
 describe("the error table", () => {
-  it("gives each kind the HTTP status tRPC answers for its code", () => {
+  it("gives each kind the HTTP status tRPC answers for its code, and no two kinds one status", () => {
     for (const [tag, kind] of Object.entries(ERROR_KINDS)) {
       expect(getHTTPStatusCodeFromError(new TRPCError({ code: kind.trpc })), tag).toBe(kind.status)
     }
+    // MCP and the CLI find a failure's kind by its status.
+    expect(new Set(Object.values(ERROR_KINDS).map((kind) => kind.status)).size).toBe(Object.keys(ERROR_KINDS).length)
   })
 })
