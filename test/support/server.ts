@@ -122,6 +122,9 @@ export const useServer = (options: StartOptions = {}): TestServer => {
   })
   afterAll(async () => {
     await started?.stop()
+    // Production answers a refusal its procedure did not declare, and logs it; a test run fails on it.
+    const undeclared = started?.output().match(/.*Undeclared refusal.*/)
+    if (undeclared) throw new Error(`A procedure refused with a code it does not declare: ${undeclared[0]}`)
   })
   const current = () => {
     if (started === undefined) throw new Error("useServer: the server starts in beforeAll; use it in a test or a hook")

@@ -1,4 +1,4 @@
-import type { TRPC_ERROR_CODE_KEY } from "@trpc/server"
+import { errorKindOfStatus } from "@fidelis/core"
 
 /**
  * The process exit status says what kind of failure it was, so scripts can branch without parsing
@@ -18,25 +18,20 @@ export const ExitCode = {
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-const byTrpcCode: Partial<Record<TRPC_ERROR_CODE_KEY, ExitCode>> = {
-  PARSE_ERROR: ExitCode.Usage,
-  BAD_REQUEST: ExitCode.Usage,
-  UNPROCESSABLE_CONTENT: ExitCode.Usage,
-  PAYLOAD_TOO_LARGE: ExitCode.Usage,
-  UNAUTHORIZED: ExitCode.Auth,
-  FORBIDDEN: ExitCode.Auth,
-  NOT_FOUND: ExitCode.NotFound,
-  CONFLICT: ExitCode.Conflict,
-  PRECONDITION_FAILED: ExitCode.Conflict,
-  TOO_MANY_REQUESTS: ExitCode.RateLimited,
-  BAD_GATEWAY: ExitCode.Unavailable,
-  SERVICE_UNAVAILABLE: ExitCode.Unavailable,
-  GATEWAY_TIMEOUT: ExitCode.Unavailable,
-  CLIENT_CLOSED_REQUEST: ExitCode.Interrupted
+/**
+ * By the failure's HTTP status: the kind of error core gives with it, from core's one table (a
+ * framework refusal like PARSE_ERROR shares BadRequest's 400). What no kind gives follows its
+ * class: another 4xx means the request was wrong (a body too large), 499 an interruption, and a
+ * 502 or 504 an unreachable server, like core's own 503.
+ */
+export const exitCodeOf = (status: number | undefined): ExitCode => {
+  if (status === undefined) return ExitCode.Failure
+  const kind = errorKindOfStatus(status)
+  if (kind !== undefined) return kind.exit
+  if (status === 499) return ExitCode.Interrupted
+  if (status >= 400 && status < 500) return ExitCode.Usage
+  return status === 502 || status === 504 ? ExitCode.Unavailable : ExitCode.Failure
 }
-
-export const exitCodeOf = (code: TRPC_ERROR_CODE_KEY | undefined): ExitCode =>
-  (code && byTrpcCode[code]) ?? ExitCode.Failure
 
 export const EXIT_CODES_HELP = `Exit codes:
   0    success

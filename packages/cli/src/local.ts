@@ -37,7 +37,7 @@ const openFailure = (error: unknown): CommandFailed => {
 const callFailure = (error: unknown): CommandFailed => {
   if (!(error instanceof TRPCError)) return new CommandFailed(String(error), ExitCode.Failure)
   const problem = problemOf(error)
-  return new CommandFailed(problemLine(problem.body.detail, problem.status, error.message), exitCodeOf(error.code))
+  return new CommandFailed(problemLine(problem.body.detail, problem.status, error.message), exitCodeOf(problem.status))
 }
 
 export interface LocalOptions {

@@ -44,7 +44,7 @@ const callFailure = (error: unknown, options: RemoteOptions, response: Response 
     // A 500 hides its cause; the request id is what finds it in the server's log.
     const requestId = status !== undefined && status >= 500 ? response?.headers.get("x-request-id") : null
     if (requestId) line += `, request id ${requestId}`
-    return new CommandFailed(line, exitCodeOf(data.code))
+    return new CommandFailed(line, exitCodeOf(status))
   }
   const endpoint = `${options.url.replace(/\/+$/, "")}/trpc`
   if (response === undefined) {

@@ -9,7 +9,18 @@ import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { Idempotency } from "./idempotency/service.js"
-import { BadRequest, Forbidden, isDomainError, trpcCodeOf, Unavailable, type DomainError } from "./errors.js"
+import {
+  BadRequest,
+  ERROR_KINDS,
+  Forbidden,
+  isDomainError,
+  refusalOf,
+  Unavailable,
+  type Conflict,
+  type DomainError,
+  type Refusal,
+  type RefusalsOf
+} from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
 import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationError, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
@@ -40,21 +51,45 @@ const RETRY_AFTER_SECONDS = 5
 const unreachable = (cause: Cause.Cause<unknown>): boolean =>
   Chunk.some(Cause.failures(cause), isUnavailable) || Chunk.some(Cause.defects(cause), isUnavailable)
 
-const refusal = (error: DomainError) => new TRPCError({ code: trpcCodeOf[error._tag], message: error.message, cause: error })
+const refusal = (error: DomainError) => new TRPCError({ code: ERROR_KINDS[error._tag].trpc, message: error.message, cause: error })
 
 /**
- * Runs a core program for a procedure: typed refusals become their tRPC code (with the domain
- * error as cause, for the adapters' problem mapping), an unreachable database becomes
- * `Unavailable` (503); anything else surfaces as a bare 500 whose cause the surface logs.
+ * A refusal its procedure did not declare slipped past the types (a cast, a widened error type), so
+ * the OpenAPI document does not list it. Logged always; outside production it also fails as a
+ * defect, so the test that provokes it fails, while production still answers the refusal.
  */
-export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effect<A, E, CoreServices>): Promise<A> => {
+const undeclaredRefusal = async (ctx: RequestContext, code: Refusal) => {
+  await ctx.runtime.runPromise(
+    Effect.logError(`Undeclared refusal ${code}`).pipe(Effect.annotateLogs({ request_id: ctx.requestId, refusal: code }))
+  )
+  if (process.env["NODE_ENV"] !== "production") {
+    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
+  }
+}
+
+/**
+ * Runs a core program: domain errors become their tRPC code (with the error as cause, for the
+ * adapters' problem mapping), an unreachable database becomes `Unavailable` (503); anything else
+ * surfaces as a bare 500 whose cause the surface logs. With `declared`, a refusal outside it is an undeclared refusal; middleware passes none, as
+ * its refusals belong to the scope, not to a procedure.
+ */
+const runProgram = async <A, E extends DomainError>(
+  ctx: RequestContext,
+  program: Effect.Effect<A, E, CoreServices>,
+  declared?: ReadonlyArray<Refusal>
+): Promise<A> => {
   const exit = await ctx.runtime.runPromiseExit(
     program.pipe(Effect.annotateLogs("request_id", ctx.requestId)),
     ctx.signal ? { signal: ctx.signal } : undefined
   )
   if (Exit.isSuccess(exit)) return exit.value
   const failure = Cause.failureOption(exit.cause)
-  if (Option.isSome(failure) && isDomainError(failure.value)) throw refusal(failure.value)
+  if (Option.isSome(failure) && isDomainError(failure.value)) {
+    const error = failure.value
+    const declaredAs = refusalOf(error)
+    if (declared !== undefined && declaredAs !== undefined && !declared.includes(declaredAs)) await undeclaredRefusal(ctx, declaredAs)
+    throw refusal(error)
+  }
   if (Cause.isInterruptedOnly(exit.cause)) {
     throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "Request aborted" })
   }
@@ -62,6 +97,30 @@ export const runEffect = async <A, E>(ctx: RequestContext, program: Effect.Effec
   // Not logged here: the surface logs a 5xx once, on its request's line, with this cause.
   throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE, cause: new Error(Cause.pretty(exit.cause)) })
 }
+
+/** A procedure's context: `refuses(...)` adds the refusals it declared. */
+type ProcedureContext = RequestContext & { readonly refusals?: ReadonlyArray<Refusal> }
+
+type Undeclared<E, C> = Exclude<RefusalsOf<E>, C extends { readonly refusals: ReadonlyArray<infer R> } ? R : never>
+
+/** Nothing when the context declares every refusal of E; else a property no program has, naming the rest. */
+type HeldTo<E, C> = [Undeclared<E, C>] extends [never] ? unknown : { readonly undeclaredRefusals: Undeclared<E, C> }
+
+/**
+ * Declares the refusals a procedure's program may give: REST documents them (404, each 409 code)
+ * and `runEffect` holds the program to them, by its type and at run time.
+ */
+export const refuses = <const R extends ReadonlyArray<Refusal>>(...refusals: R) =>
+  t.procedure.meta({ refusals }).use(({ next }) => next({ ctx: { refusals } }))
+
+/**
+ * Runs a procedure's program. Its error type may hold only the refusals the procedure declared
+ * with `refuses` (an undeclared one does not compile), plus the kinds every input or scope gives.
+ */
+export const runEffect = <A, E extends DomainError, C extends ProcedureContext>(
+  ctx: C,
+  program: Effect.Effect<A, E, CoreServices> & HeldTo<E, C>
+): Promise<A> => runProgram(ctx, program, ctx.refusals ?? [])
 
 /** Rewrites zod input failures as the spec's 422, `loc` rooted where each field travelled. */
 const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
@@ -82,7 +141,7 @@ export const admit = async (ctx: RequestContext): Promise<Principal> => {
   if (ctx.trustedPrincipal !== undefined) return ctx.trustedPrincipal
   if (ctx.admission === undefined) {
     const meter: Omit<Admission, "key"> = { calls: 0, headers: ctx.resHeaders, shown: undefined }
-    const key = runEffect(
+    const key = runProgram(
       ctx,
       Effect.gen(function* () {
         const config = yield* Config
@@ -105,7 +164,7 @@ export const admit = async (ctx: RequestContext): Promise<Principal> => {
 const authenticate = async (ctx: RequestContext): Promise<Principal> => {
   const principal = await admit(ctx)
   const admission = ctx.admission
-  if (admission !== undefined && ++admission.calls > 1) await runEffect(ctx, count(admission, await admission.key))
+  if (admission !== undefined && ++admission.calls > 1) await runProgram(ctx, count(admission, await admission.key))
   return principal
 }
 
@@ -137,7 +196,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
   const principal = await authenticate(ctx)
   if (principal.kind === "company") return next({ ctx: { empresaId: principal.empresaId, principal } })
   if (ctx.actAsEmpresa === undefined) {
-    return runEffect(
+    return runProgram(
       ctx,
       Effect.fail(
         new BadRequest({
@@ -146,7 +205,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
       )
     )
   }
-  const empresa = await runEffect(ctx, Empresas.resolve(ctx.actAsEmpresa))
+  const empresa = await runProgram(ctx, Empresas.resolve(ctx.actAsEmpresa))
   return next({ ctx: { empresaId: empresa.id, principal } })
 })
 
@@ -154,7 +213,7 @@ export const companyProcedure = base.meta({ scope: "empresa" }).use(async ({ ctx
 export const adminProcedure = base.meta({ scope: "admin" }).use(async ({ ctx, next }) => {
   const principal = await authenticate(ctx)
   if (principal.kind !== "admin") {
-    await runEffect(ctx, Effect.fail(new Forbidden({ message: "This operation needs an admin-scope API key" })))
+    await runProgram(ctx, Effect.fail(new Forbidden({ message: "This operation needs an admin-scope API key" })))
   }
   return next({ ctx: { principal } })
 })
@@ -179,18 +238,20 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: tr
 /**
  * Runs a company write at most once per X-Idempotency-Key (design.md section 2): the program and
  * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
+ * A duplicate still in flight is refused with IDEMPOTENCY_IN_FLIGHT, which the procedure declares.
  */
-export const runIdempotent = async <A, E>(
-  ctx: RequestContext & { readonly empresaId: string },
+export const runIdempotent = async <A, E extends DomainError, C extends ProcedureContext & { readonly empresaId: string }>(
+  ctx: C,
   operation: string,
   request: unknown,
-  program: Effect.Effect<A, E, CoreServices>
+  program: Effect.Effect<A, E, CoreServices> & HeldTo<E | Conflict<"IDEMPOTENCY_IN_FLIGHT">, C>
 ): Promise<A> => {
-  const { value, replayed } = await runEffect(
+  const { value, replayed } = await runProgram(
     ctx,
     Effect.flatMap(Idempotency, (idempotency) =>
       idempotency.once({ empresaId: ctx.empresaId, operation, key: ctx.idempotencyKey, request }, program)
-    )
+    ),
+    ctx.refusals ?? []
   )
   if (replayed) ctx.resHeaders.set("Idempotent-Replayed", "true")
   return value

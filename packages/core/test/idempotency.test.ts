@@ -56,7 +56,7 @@ layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
       const sql = yield* SqlClient.SqlClient
       const empresa = yield* newEmpresa
       const call = { empresaId: empresa.id, operation: "test", key: "k3", request: {} }
-      const refused = new Conflict({ code: "NOPE", message: "refused" })
+      const refused = new Conflict({ code: "OUT_OF_STOCK", message: "refused" })
       const failed = yield* Effect.either(
         idempotency.once(call, sql`INSERT INTO rate_limit_counters VALUES ('probe', now(), 1)`.pipe(Effect.zipRight(Effect.fail(refused))))
       )

@@ -1,5 +1,13 @@
 export * as Database from "./client.js"
 export type { DatabaseConfig } from "./client.js"
 export { EmbeddedDatabaseBusy, MEMORY, openPglite } from "./embedded.js"
-export { constraintOf, isCheckViolation, isUnavailable, isUniqueViolation, onUniqueViolation } from "./errors.js"
+export {
+  constraintOf,
+  dieOnSqlError,
+  isCheckViolation,
+  isUnavailable,
+  isUniqueViolation,
+  onUniqueViolation,
+  sqlErrorsAsDefects
+} from "./errors.js"
 export { listen, LISTENER_APPLICATION, type Subscriber } from "./listen.js"

@@ -1,17 +1,18 @@
-import { createCallerFactory, appRouter, problemOf, type Problem, type RequestContext, type ValidationIssue } from "@fidelis/core"
+import {
+  appRouter,
+  createCallerFactory,
+  errorKindOfStatus,
+  problemOf,
+  type Problem,
+  type RequestContext,
+  type ValidationIssue
+} from "@fidelis/core"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { getTRPCErrorFromUnknown } from "@trpc/server"
 import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
 
 /** `_meta` key telling the assistant a result repeats a stored one (REST's `Idempotent-Replayed`). */
 const REPLAYED_META = "fidelis/idempotent-replayed"
-
-/**
- * Statuses that describe this one call, so the assistant can fix its arguments (or wait) and carry
- * on. A 429 here is one call of a batch past the budget: its neighbours ran, so the whole response
- * cannot be a 429; a request refused outright gets its HTTP 429 before any call runs.
- */
-const TOOL_ERROR_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422, 429])
 
 /** What a call produced: a tool result, or a refusal only the HTTP status can carry. */
 export type CallOutcome =
@@ -87,7 +88,7 @@ export const callTool = async (
     }
   } catch (cause) {
     const problem = problemOf(getTRPCErrorFromUnknown(cause))
-    return TOOL_ERROR_STATUSES.has(problem.status)
+    return errorKindOfStatus(problem.status)?.mcp === "tool-result"
       ? { kind: "result", result: toolError(messageOf(problem)) }
       : { kind: "http", problem, cause }
   }

@@ -1,4 +1,4 @@
-import type { ProcedureMeta } from "@fidelis/core"
+import { ERROR_KINDS, REFUSALS, SCOPE_ERRORS, type DomainError, type ProcedureMeta, type RefusalCode } from "@fidelis/core"
 import type { AnyRouter } from "@trpc/server"
 import { generateOpenApiDocument } from "trpc-to-openapi"
 
@@ -70,20 +70,53 @@ const problem = (description: string, schema = "Problem", headers?: Json) => ({
   content: { "application/json": { schema: ref(schema) } }
 })
 
-/** The error responses a company-API operation can give (spec section 7.1), in the design's bodies. */
-const errorResponses = (method: string, path: string, isPublic: boolean): Json => ({
-  ...(!isPublic && {
-    "400": problem("X-API-Key and Authorization carry different keys"),
-    "401": problem("Missing, malformed, unknown or revoked API key"),
-    "403": problem("No API access on this plan, or the key lacks the scope")
-  }),
-  ...(path.includes("{") ? { "404": problem("Not found, or not this empresa's") } : {}),
-  ...(method !== "get" ? { "409": problem("A business rule refused the operation", "ConflictProblem") } : {}),
-  "422": problem("Invalid header, query, path or body", "HTTPValidationError"),
-  "429": problem("Rate limit exceeded", "Problem", { ...rateLimitHeaders, ...retryAfterHeader }),
-  "500": problem("Unexpected failure; the X-Request-Id header identifies it in the logs"),
-  "503": problem("The database is unreachable for now (code SERVICE_UNAVAILABLE)", "ConflictProblem", retryAfterHeader)
+/** Each kind's body: the 422 item list, a code and message (503), or a plain detail. */
+const kindSchema = (kind: DomainError["_tag"]) =>
+  kind === "ValidationFailed" ? "HTTPValidationError" : kind === "Unavailable" ? "ConflictProblem" : "Problem"
+
+const kindHeaders = (kind: DomainError["_tag"]): Json | undefined =>
+  kind === "RateLimited" ? { ...rateLimitHeaders, ...retryAfterHeader } : kind === "Unavailable" ? retryAfterHeader : undefined
+
+const kindResponse = (kind: DomainError["_tag"]) => problem(ERROR_KINDS[kind].meaning, kindSchema(kind), kindHeaders(kind))
+
+/** A 409 naming each code the operation declares, for people (the list) and generators (`oneOf`). */
+const conflictResponse = (codes: ReadonlyArray<RefusalCode>) => ({
+  description: [
+    `${ERROR_KINDS.Conflict.meaning}; \`detail.code\` says which:`,
+    ...codes.map((code) => `- \`${code}\`: ${REFUSALS[code]}`)
+  ].join("\n"),
+  content: {
+    "application/json": {
+      schema: {
+        allOf: [ref("ConflictProblem")],
+        properties: {
+          detail: { properties: { code: { oneOf: codes.map((code) => ({ const: code, description: REFUSALS[code] })) } } }
+        }
+      }
+    }
+  }
 })
+
+/**
+ * The error responses an operation can give (spec section 7.1), in the design's bodies: its
+ * scope's (credentials, plan, rate limit), 422 when it takes input, and the refusals it declares:
+ * 404, and 409 with each code.
+ */
+const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
+  const refusals = meta.refusals ?? []
+  const kinds = [
+    ...SCOPE_ERRORS[meta.scope ?? "public"],
+    ...(refusals.includes("NOT_FOUND") ? (["NotFound"] as const) : []),
+    ...(takesInput ? (["ValidationFailed"] as const) : [])
+  ]
+  const codes = refusals.filter((refusal): refusal is RefusalCode => refusal !== "NOT_FOUND")
+  return {
+    ...Object.fromEntries(kinds.map((kind) => [String(ERROR_KINDS[kind].status), kindResponse(kind)])),
+    ...(codes.length > 0 && { "409": conflictResponse(codes) }),
+    "500": problem("Unexpected failure; the X-Request-Id header identifies it in the logs"),
+    "503": kindResponse("Unavailable")
+  }
+}
 
 /**
  * The OpenAPI 3.1 document of one base path, from procedure metadata. The library's generic error
@@ -106,7 +139,8 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name]
   doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas } }
 
-  for (const procedure of Object.values(router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)) {
+  const procedures = router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta; inputs: ReadonlyArray<unknown> } }>
+  for (const procedure of Object.values(procedures)) {
     const meta = procedure._def.meta
     if (!meta?.openapi) continue
     const method = meta.openapi.method.toLowerCase()
@@ -120,7 +154,7 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
     operation.responses = {
       [String(meta.successStatus ?? 200)]: success,
       ...Object.fromEntries(Object.entries(rest).filter(([code]) => code.startsWith("2"))),
-      ...errorResponses(method, meta.openapi.path, isPublic)
+      ...errorResponses(meta, procedure._def.inputs.length > 0 || meta.idempotent === true)
     }
     if (isPublic) delete operation["security"]
     if (meta.idempotent) {

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
@@ -145,6 +146,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return toRecord(row)
     })
 
-    return { authenticate, create, list, revoke } as const
+    return sqlErrorsAsDefects({ authenticate, create, list, revoke })
   })
 }) {}

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Exit, Runtime } from "effect"
 import { Config } from "../config.js"
 
@@ -69,7 +70,7 @@ const sharedCounters = Effect.gen(function* () {
     })
   }
 
-  return {
+  return sqlErrorsAsDefects({
     hit: (bucket: string, limit: number) =>
       Effect.async<RateWindow>((resume) => {
         const queue = queues.get(bucket) ?? { pending: [], flushing: false }
@@ -81,7 +82,7 @@ const sharedCounters = Effect.gen(function* () {
       Effect.asVoid,
       Effect.withSpan("RateLimiter.sweep")
     )
-  }
+  })
 })
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { adminProcedure, router, runEffect } from "../trpc.js"
+import { adminProcedure, refuses, router, runEffect } from "../trpc.js"
 import { ApiKeyCreated, ApiKeyRecord, CreateApiKeyInput, ListApiKeysInput, RevokeApiKeyInput } from "./contracts.js"
 import { ApiKeys } from "./keys.js"
 
@@ -7,6 +7,7 @@ const tags = ["API keys"]
 
 export const keysRouter = router({
   create: adminProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       successStatus: 201,
       openapi: {
@@ -23,6 +24,7 @@ export const keysRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, ApiKeys.create(input.empresa_id, input))),
 
   list: adminProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: { method: "GET", path: "/empresas/{empresa_id}/api-keys", tags, summary: "List an empresa's API keys" },
       tool: { name: "list_api_keys", adminOnly: true, readOnly: true }
@@ -32,6 +34,7 @@ export const keysRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, ApiKeys.list(input.empresa_id))),
 
   revoke: adminProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "DELETE",

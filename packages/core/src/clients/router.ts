@@ -1,5 +1,5 @@
 import { clientTimeline } from "../timeline/router.js"
-import { companyProcedure, router, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import {
   Client,
   ClientPage,
@@ -31,6 +31,7 @@ export const clientsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Clients.list(ctx.empresaId, input))),
 
   get: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: { method: "GET", path: "/clients/{client_id}", tags, summary: "Get a client" },
       tool: { name: "get_client", readOnly: true }
@@ -40,6 +41,7 @@ export const clientsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Clients.get(ctx.empresaId, input.client_id))),
 
   create: companyProcedure
+    .concat(refuses("CLIENT_EXISTS"))
     .meta({
       successStatus: 201,
       openapi: {

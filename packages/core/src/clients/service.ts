@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation } from "@fidelis/db"
+import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
@@ -196,6 +196,6 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       return { created: count("created"), skipped: count("skipped"), invalid: count("invalid"), results } satisfies ImportClientsResult
     }, sql.withTransaction)
 
-    return { list, get, create, import: importMany } as const
+    return sqlErrorsAsDefects({ list, get, create, import: importMany })
   })
 }) {}

@@ -1,4 +1,4 @@
-import { companyProcedure, idempotentCompanyProcedure, router, runEffect, runIdempotent } from "../trpc.js"
+import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
 import { Coupon, CouponPage, CouponRef, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
 import { Coupons } from "./service.js"
 
@@ -6,6 +6,7 @@ const tags = ["Coupons"]
 
 export const couponsRouter = router({
   generate: idempotentCompanyProcedure
+    .concat(refuses("NOT_FOUND", "INSUFFICIENT_POINTS", "OUT_OF_STOCK", "PRODUCT_INACTIVE", "IDEMPOTENCY_IN_FLIGHT"))
     .meta({
       successStatus: 201,
       openapi: {
@@ -23,6 +24,7 @@ export const couponsRouter = router({
     .mutation(({ ctx, input }) => runIdempotent(ctx, "generate_coupon", input, Coupons.generate(ctx.empresaId, input))),
 
   get: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -39,6 +41,7 @@ export const couponsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Coupons.get(ctx.empresaId, input.uid))),
 
   use: companyProcedure
+    .concat(refuses("NOT_FOUND", "COUPON_EXPIRED", "COUPON_CANCELLED"))
     .meta({
       openapi: {
         method: "PATCH",
@@ -55,6 +58,7 @@ export const couponsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, Coupons.redeem(ctx.empresaId, input.uid))),
 
   cancel: companyProcedure
+    .concat(refuses("NOT_FOUND", "COUPON_USED", "COUPON_EXPIRED"))
     .meta({
       openapi: {
         method: "POST",

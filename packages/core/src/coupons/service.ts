@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { pageOf } from "../contracts.js"
@@ -43,20 +44,25 @@ const eventMetadata = (coupon: Coupon) => ({
 const descriptionOf = (coupon: Coupon) =>
   coupon.product_name ?? (coupon.valor === null ? undefined : `Worth ${coupon.valor.toFixed(2)} BRL`)
 
-/** Why a coupon that is not active refuses a change of state. */
-const refusal = (coupon: Coupon) => {
-  switch (coupon.status) {
-    case "expired":
-      return new Conflict({ code: "COUPON_EXPIRED", message: `Coupon ${coupon.uid} expired at ${coupon.expires_at}` })
-    case "cancelled":
-      return new Conflict({ code: "COUPON_CANCELLED", message: `Coupon ${coupon.uid} was cancelled` })
-    case "used":
-      return new Conflict({ code: "COUPON_USED", message: `Coupon ${coupon.uid} was already used at ${coupon.used_at}` })
-    case "active":
-      // Unreachable: the conditional update just found it unusable, and no state leads back to active.
-      return Effect.dieMessage(`Coupon ${coupon.uid} is active yet refused the change`)
-  }
+/** How a coupon in each state other than active refuses a change of state. */
+const refusals = {
+  expired: (coupon: Coupon) =>
+    new Conflict({ code: "COUPON_EXPIRED", message: `Coupon ${coupon.uid} expired at ${coupon.expires_at}` }),
+  cancelled: (coupon: Coupon) => new Conflict({ code: "COUPON_CANCELLED", message: `Coupon ${coupon.uid} was cancelled` }),
+  used: (coupon: Coupon) =>
+    new Conflict({ code: "COUPON_USED", message: `Coupon ${coupon.uid} was already used at ${coupon.used_at}` })
 }
+
+/**
+ * Why a coupon refuses a change of state, from its status as the caller narrowed it (the state
+ * the change leads to is an answer, not a refusal), so each caller's error type names only the
+ * refusals it can give.
+ */
+const refusal = <S extends keyof typeof refusals>(coupon: Coupon, status: S | "active") =>
+  status === "active"
+    ? // Unreachable: the conditional update just found it unusable, and no state leads back to active.
+      Effect.dieMessage(`Coupon ${coupon.uid} is active yet refused the change`)
+    : Effect.fail(refusals[status as S](coupon) as ReturnType<(typeof refusals)[S]>)
 
 export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
   accessors: true,
@@ -228,7 +234,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       if (used !== undefined) return used
       const coupon = yield* get(empresaId, uid)
       if (coupon.status === "used") return coupon
-      return yield* refusal(coupon)
+      return yield* refusal(coupon, coupon.status)
     })
 
     /** Cancelling a cancelled coupon returns it as it is. */
@@ -237,7 +243,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       if (cancelled !== undefined) return cancelled
       const coupon = yield* get(empresaId, uid)
       if (coupon.status === "cancelled") return coupon
-      return yield* refusal(coupon)
+      return yield* refusal(coupon, coupon.status)
     })
 
     /**
@@ -254,6 +260,6 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       Effect.withSpan("Coupons.sweep")
     )
 
-    return { get, list, generate, redeem, cancel, sweep } as const
+    return sqlErrorsAsDefects({ get, list, generate, redeem, cancel, sweep })
   })
 }) {}

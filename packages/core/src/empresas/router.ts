@@ -1,4 +1,4 @@
-import { adminProcedure, router, runEffect } from "../trpc.js"
+import { adminProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateEmpresaInput, Empresa, EmpresaRef, UpdateEmpresaInput } from "./contracts.js"
 import { Empresas } from "./service.js"
 
@@ -6,6 +6,7 @@ const tags = ["Empresas"]
 
 export const empresasRouter = router({
   create: adminProcedure
+    .concat(refuses("ID_NAME_TAKEN", "CNPJ_TAKEN"))
     .meta({
       successStatus: 201,
       openapi: { method: "POST", path: "/empresas", tags, summary: "Create an empresa" },
@@ -16,6 +17,7 @@ export const empresasRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, Empresas.create(input))),
 
   get: adminProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: { method: "GET", path: "/empresas/{empresa_id}", tags, summary: "Get an empresa" },
       tool: { name: "get_empresa", adminOnly: true, readOnly: true }
@@ -25,6 +27,7 @@ export const empresasRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Empresas.get(input.empresa_id))),
 
   update: adminProcedure
+    .concat(refuses("NOT_FOUND", "ID_NAME_TAKEN", "CNPJ_TAKEN"))
     .meta({
       openapi: {
         method: "PATCH",

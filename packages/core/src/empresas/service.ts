@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation } from "@fidelis/db"
+import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
@@ -92,6 +92,6 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return row
     })
 
-    return { create, get, resolve, update } as const
+    return sqlErrorsAsDefects({ create, get, resolve, update })
   })
 }) {}

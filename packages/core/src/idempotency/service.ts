@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { dieOnSqlError } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Config } from "../config.js"
@@ -47,7 +48,10 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
     const once = <A, E, R>(call: IdempotentCall, effect: Effect.Effect<A, E, R>) => {
       const { key } = call
       if (key === undefined) {
-        return sql.withTransaction(effect).pipe(Effect.map((value): IdempotentResult<A> => ({ value, replayed: false })))
+        return sql.withTransaction(effect).pipe(
+          dieOnSqlError,
+          Effect.map((value): IdempotentResult<A> => ({ value, replayed: false }))
+        )
       }
       const fingerprint = fingerprintOf(call.request)
       return Effect.gen(function* () {
@@ -85,11 +89,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
           SET fingerprint = excluded.fingerprint, response = excluded.response,
               created_at = now(), expires_at = excluded.expires_at`
         return { value, replayed: false } satisfies IdempotentResult<A>
-      }).pipe(sql.withTransaction, Effect.withSpan("Idempotency.once", { attributes: { operation: call.operation } }))
+      }).pipe(sql.withTransaction, dieOnSqlError, Effect.withSpan("Idempotency.once", { attributes: { operation: call.operation } }))
     }
 
     const sweep = sql`DELETE FROM idempotency_keys WHERE expires_at < now()`.pipe(
       Effect.asVoid,
+      dieOnSqlError,
       Effect.withSpan("Idempotency.sweep")
     )
 

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { onUniqueViolation } from "@fidelis/db"
+import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import { insertEvent, recordEvent } from "../timeline/events.js"
@@ -204,6 +204,6 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
       return { claimed_card: claimedCard, next_card: nextCard } satisfies ClaimResult
     }, sql.withTransaction)
 
-    return { list, issue, stamp, claim } as const
+    return sqlErrorsAsDefects({ list, issue, stamp, claim })
   })
 }) {}

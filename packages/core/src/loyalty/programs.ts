@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../errors.js"
 import type { CreateProgramInput, ListProgramsInput, LoyaltyProgram, UpdateProgramInput } from "./contracts.js"
@@ -42,6 +43,6 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
       return row
     })
 
-    return { list, create, update } as const
+    return sqlErrorsAsDefects({ list, create, update })
   })
 }) {}

@@ -1,4 +1,4 @@
-import { companyProcedure, idempotentCompanyProcedure, router, runEffect, runIdempotent } from "../trpc.js"
+import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
 import { LoyaltyCards } from "./cards.js"
 import {
   CardRef,
@@ -26,6 +26,7 @@ const tags = ["Loyalty cards"]
 /** Issued cards (progress rows): `fidelis cards stamp <card_id>`. */
 export const cardsRouter = router({
   list: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -42,6 +43,7 @@ export const cardsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, LoyaltyCards.list(ctx.empresaId, input))),
 
   issue: companyProcedure
+    .concat(refuses("NOT_FOUND", "CARD_ALREADY_ISSUED", "PROGRAM_INACTIVE"))
     .meta({
       successStatus: 201,
       openapi: {
@@ -59,6 +61,7 @@ export const cardsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, LoyaltyCards.issue(ctx.empresaId, input))),
 
   stamp: idempotentCompanyProcedure
+    .concat(refuses("NOT_FOUND", "CARD_COMPLETED", "STAMPS_EXCEED_REMAINING", "PROGRAM_INACTIVE", "IDEMPOTENCY_IN_FLIGHT"))
     .meta({
       openapi: {
         method: "POST",
@@ -75,6 +78,7 @@ export const cardsRouter = router({
     .mutation(({ ctx, input }) => runIdempotent(ctx, "stamp_loyalty_card", input, LoyaltyCards.stamp(ctx.empresaId, input))),
 
   claim: companyProcedure
+    .concat(refuses("NOT_FOUND", "CARD_NOT_COMPLETED", "CARD_ALREADY_CLAIMED"))
     .meta({
       openapi: {
         method: "POST",
@@ -126,6 +130,7 @@ export const programsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, LoyaltyPrograms.create(ctx.empresaId, input))),
 
   update: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "PATCH",

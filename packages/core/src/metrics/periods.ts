@@ -13,8 +13,15 @@ export const Days = z.coerce.number().int().min(1).max(365).default(30).describe
 export const GroupBy = z.enum(["day", "week", "month"]).default("day").describe("Period of each series point: day, week or month")
 export type GroupBy = z.infer<typeof GroupBy>
 
-/** The empresa's IANA time zone, from its settings. */
-export const timezoneOf = (empresaId: string) => Effect.map(Empresas.get(empresaId), (e) => settingsOf(e).timezone)
+/**
+ * The empresa's IANA time zone, from its settings. The empresa is the caller's own, so its absence
+ * would be a bug, not a refusal the reports could document.
+ */
+export const timezoneOf = (empresaId: string) =>
+  Empresas.get(empresaId).pipe(
+    Effect.catchTag("NotFound", Effect.die),
+    Effect.map((e) => settingsOf(e).timezone)
+  )
 
 export interface Window {
   readonly timezone: string

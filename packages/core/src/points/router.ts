@@ -1,5 +1,5 @@
 import { ClientRef } from "../clients/contracts.js"
-import { companyProcedure, idempotentCompanyProcedure, router, runEffect, runIdempotent } from "../trpc.js"
+import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
 import { CreditPointsInput, CreditPointsResult, PointsBalance } from "./contracts.js"
 import { Points } from "./service.js"
 
@@ -7,6 +7,7 @@ const tags = ["Points"]
 
 export const pointsRouter = router({
   balance: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: { method: "GET", path: "/points/{client_id}", tags, summary: "Get a client's points balance" },
       tool: { name: "get_points_balance", readOnly: true }
@@ -16,6 +17,7 @@ export const pointsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Points.balance(ctx.empresaId, input.client_id))),
 
   credit: idempotentCompanyProcedure
+    .concat(refuses("NOT_FOUND", "IDEMPOTENCY_IN_FLIGHT"))
     .meta({
       openapi: {
         method: "POST",

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events.js"
@@ -148,6 +149,6 @@ export class Points extends Effect.Service<Points>()("core/Points", {
       return row
     })
 
-    return { balance, credit, debit, refund } as const
+    return sqlErrorsAsDefects({ balance, credit, debit, refund })
   })
 }) {}

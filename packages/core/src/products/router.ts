@@ -1,4 +1,4 @@
-import { companyProcedure, router, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateProductInput, ListProductsInput, Product, ProductList, ProductRef, UpdateProductInput } from "./contracts.js"
 import { Products } from "./service.js"
 
@@ -22,6 +22,7 @@ export const productsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Products.list(ctx.empresaId, input))),
 
   get: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -54,6 +55,7 @@ export const productsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, Products.create(ctx.empresaId, input))),
 
   update: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "PUT",

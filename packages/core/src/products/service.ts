@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { escapeLike } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
@@ -84,6 +85,6 @@ export class Products extends Effect.Service<Products>()("core/Products", {
                  WHERE empresa_id = ${empresaId} AND id = ${productId} AND stock IS NOT NULL`
     })
 
-    return { list, get, create, update, takeStock, returnStock } as const
+    return sqlErrorsAsDefects({ list, get, create, update, takeStock, returnStock })
   })
 }) {}

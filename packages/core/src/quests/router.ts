@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { companyProcedure, router, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateQuestInput, ListQuestsInput, Quest, UpdateQuestInput } from "./contracts.js"
 import { Quests } from "./service.js"
 
@@ -40,6 +40,7 @@ export const questsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, Quests.create(ctx.empresaId, input))),
 
   update: companyProcedure
+    .concat(refuses("NOT_FOUND", "DEFAULT_SURVEY_LOCKED"))
     .meta({
       openapi: {
         method: "PATCH",

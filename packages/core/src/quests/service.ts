@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { CreateQuestInput, Quest, UpdateQuestInput } from "./contracts.js"
@@ -95,6 +96,6 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
       return Option.fromNullable(row)
     })
 
-    return { ensureDefault, list, create, update, activeSurvey } as const
+    return sqlErrorsAsDefects({ ensureDefault, list, create, update, activeSurvey })
   })
 }) {}

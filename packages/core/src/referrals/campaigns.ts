@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { constraintOf, isCheckViolation } from "@fidelis/db"
+import { constraintOf, isCheckViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import type { CreateCampaignInput, ReferralCampaign, UpdateCampaignInput } from "./contracts.js"
@@ -18,14 +18,17 @@ const CAMPAIGN_COLUMNS = `
  * The database's window check stands behind the schema's: a PATCH may move one end only, and a
  * create without starts_at starts now. The field named is the one the caller sent.
  */
-const onBadWindow = (field: "starts_at" | "ends_at") =>
-  Effect.catchIf(
-    (error: unknown) => isCheckViolation(error) && constraintOf(error) === "referral_campaigns_window_check",
-    () =>
-      Effect.fail(
-        new ValidationFailed({ issues: [{ loc: ["body", field], msg: "ends_at must be after starts_at", type: "value_error" }] })
-      )
-  )
+const onBadWindow =
+  (field: "starts_at" | "ends_at") =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | ValidationFailed, R> =>
+    Effect.catchIf(
+      self,
+      (error) => isCheckViolation(error) && constraintOf(error) === "referral_campaigns_window_check",
+      () =>
+        Effect.fail(
+          new ValidationFailed({ issues: [{ loc: ["body", field], msg: "ends_at must be after starts_at", type: "value_error" }] })
+        )
+    )
 
 export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core/ReferralCampaigns", {
   accessors: true,
@@ -110,6 +113,6 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       return Option.fromNullable(row)
     })
 
-    return { list, create, update, runningCampaign } as const
+    return sqlErrorsAsDefects({ list, create, update, runningCampaign })
   })
 }) {}

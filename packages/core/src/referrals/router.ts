@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { companyProcedure, router, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateCampaignInput, ListCampaignsInput, ReferralCampaign, UpdateCampaignInput } from "./contracts.js"
 import { ReferralCampaigns } from "./campaigns.js"
 
@@ -24,6 +24,7 @@ export const campaignsRouter = router({
     .query(({ ctx }) => runEffect(ctx, ReferralCampaigns.list(ctx.empresaId))),
 
   create: companyProcedure
+    .concat(refuses("CAMPAIGN_OVERLAP"))
     .meta({
       successStatus: 201,
       openapi: {
@@ -41,6 +42,7 @@ export const campaignsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, ReferralCampaigns.create(ctx.empresaId, input))),
 
   update: companyProcedure
+    .concat(refuses("NOT_FOUND", "CAMPAIGN_OVERLAP"))
     .meta({
       openapi: {
         method: "PATCH",

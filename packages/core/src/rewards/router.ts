@@ -1,4 +1,4 @@
-import { companyProcedure, router, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateRewardInput, ListRewardsInput, Reward, RewardList, RewardRef, UpdateRewardInput } from "./contracts.js"
 import { Rewards } from "./service.js"
 
@@ -22,6 +22,7 @@ export const rewardsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Rewards.list(ctx.empresaId, input))),
 
   get: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -37,6 +38,7 @@ export const rewardsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, Rewards.get(ctx.empresaId, input.reward_id))),
 
   create: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       successStatus: 201,
       openapi: {
@@ -54,6 +56,7 @@ export const rewardsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, Rewards.create(ctx.empresaId, input))),
 
   update: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "PATCH",

@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
@@ -124,6 +125,6 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       })
     })
 
-    return { list, get, create, update, takeStock } as const
+    return sqlErrorsAsDefects({ list, get, create, update, takeStock })
   })
 }) {}

@@ -1,9 +1,10 @@
-import { companyProcedure, runEffect } from "../trpc.js"
+import { companyProcedure, refuses, runEffect } from "../trpc.js"
 import { TimelineInput, TimelinePage } from "./contracts.js"
 import { Timeline } from "./service.js"
 
 /** `get_client_timeline`; mounted in the clients router, as its path is under /clients. */
 export const clientTimeline = companyProcedure
+  .concat(refuses("NOT_FOUND"))
   .meta({
     openapi: {
       method: "GET",

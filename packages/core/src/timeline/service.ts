@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { pageOf } from "../contracts.js"
 import { NotFound } from "../errors.js"
@@ -61,6 +62,6 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
         Effect.map((r) => r[0]?.n ?? 0)
       )
 
-    return { forClient } as const
+    return sqlErrorsAsDefects({ forClient })
   })
 }) {}

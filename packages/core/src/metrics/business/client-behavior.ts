@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
 import { windowOf, withinWindow } from "../periods.js"
@@ -58,6 +59,6 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
       return { ...facts, period_days: window.days, from: window.from, to: window.to, timezone: window.timezone } satisfies ClientBehavior
     })
 
-    return { get } as const
+    return sqlErrorsAsDefects({ get })
   })
 }) {}

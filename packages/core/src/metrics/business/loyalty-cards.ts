@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
 import { periodLabel, periodSeries, windowOf, withinWindow } from "../periods.js"
@@ -95,6 +96,6 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
       } satisfies LoyaltyCardMetrics
     })
 
-    return { get } as const
+    return sqlErrorsAsDefects({ get })
   })
 }) {}

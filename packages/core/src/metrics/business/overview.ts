@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { windowOf, withinWindow } from "../periods.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
@@ -79,6 +80,6 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
       } satisfies MetricsOverview
     })
 
-    return { get } as const
+    return sqlErrorsAsDefects({ get })
   })
 }) {}

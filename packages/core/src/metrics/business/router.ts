@@ -1,4 +1,4 @@
-import { companyProcedure, router, runEffect } from "../../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../../trpc.js"
 import { ClientBehaviorReport } from "./client-behavior.js"
 import {
   ClientBehavior,
@@ -34,6 +34,7 @@ export const businessMetricsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, MetricsOverviewReport.get(ctx.empresaId, input))),
 
   loyaltyCards: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -49,6 +50,7 @@ export const businessMetricsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, LoyaltyCardMetricsReport.get(ctx.empresaId, input))),
 
   clientBehavior: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",

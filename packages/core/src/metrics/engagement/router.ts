@@ -1,4 +1,4 @@
-import { companyProcedure, router, runEffect } from "../../trpc.js"
+import { companyProcedure, refuses, router, runEffect } from "../../trpc.js"
 import {
   NfceMetrics,
   NfceMetricsInput,
@@ -19,6 +19,7 @@ const REFUSALS = "Invalid parameters: 422 naming the field."
 /** Referral, survey and NFC-e analytics (spec 4.2), under `metrics.*`. */
 export const engagementMetricsRouter = router({
   referralPerformance: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",
@@ -49,6 +50,7 @@ export const engagementMetricsRouter = router({
     .query(({ ctx, input }) => runEffect(ctx, EngagementMetrics.referralMetrics(ctx.empresaId, input))),
 
   quests: companyProcedure
+    .concat(refuses("NOT_FOUND"))
     .meta({
       openapi: {
         method: "GET",

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Empresas } from "../../empresas/service.js"
 import { NotFound } from "../../errors.js"
@@ -310,6 +311,6 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       } satisfies NfceMetrics
     })
 
-    return { referralPerformance, referralMetrics, questMetrics, nfceMetrics } as const
+    return sqlErrorsAsDefects({ referralPerformance, referralMetrics, questMetrics, nfceMetrics })
   })
 }) {}
