@@ -1,4 +1,12 @@
-import { ERROR_KINDS, REFUSALS, SCOPE_ERRORS, type DomainError, type ProcedureMeta, type RefusalCode } from "@fidelis/core"
+import {
+  catalogueOf,
+  ERROR_KINDS,
+  REFUSALS,
+  SCOPE_ERRORS,
+  type DomainError,
+  type ProcedureMeta,
+  type RefusalCode
+} from "@fidelis/core"
 import type { AnyRouter } from "@trpc/server"
 import { generateOpenApiDocument } from "trpc-to-openapi"
 
@@ -139,10 +147,8 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name]
   doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas } }
 
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta; inputs: ReadonlyArray<unknown> } }>
-  for (const procedure of Object.values(procedures)) {
-    const meta = procedure._def.meta
-    if (!meta?.openapi) continue
+  for (const { meta, input } of catalogueOf(router)) {
+    if (!meta.openapi) continue
     const method = meta.openapi.method.toLowerCase()
     const operation = doc.paths[meta.openapi.path]?.[method] as
       | (Json & { responses: Json; parameters?: Json[] })
@@ -154,7 +160,7 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
     operation.responses = {
       [String(meta.successStatus ?? 200)]: success,
       ...Object.fromEntries(Object.entries(rest).filter(([code]) => code.startsWith("2"))),
-      ...errorResponses(meta, procedure._def.inputs.length > 0 || meta.idempotent === true)
+      ...errorResponses(meta, input !== undefined || meta.idempotent === true)
     }
     if (isPublic) delete operation["security"]
     if (meta.idempotent) {
