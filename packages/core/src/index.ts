@@ -24,6 +24,7 @@ export {
   type ProcedureEntry,
   type ProcedurePath
 } from "./catalogue.js"
+export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency/key.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
 export { admit, createCallerFactory } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"

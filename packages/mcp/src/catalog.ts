@@ -1,6 +1,8 @@
 import {
   appRouter,
   catalogueOf,
+  IDEMPOTENCY_KEY,
+  idempotencyKeyDescription,
   type Principal,
   type ProcedureEntry,
   type ProcedureMeta
@@ -34,22 +36,20 @@ const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): ObjectSchema =
 const inputSchemaOf = ({ path, input, meta }: ProcedureEntry): ObjectSchema => {
   if (input === undefined) return { type: "object", properties: {} }
   const schema = toJsonSchema(input, "input")
-  if (!meta.idempotent) return schema
-  if (schema.properties?.[IDEMPOTENCY_ARGUMENT] !== undefined) {
+  if (meta.idempotent && schema.properties?.[IDEMPOTENCY_ARGUMENT] !== undefined) {
     throw new Error(`Procedure ${path}: input field ${IDEMPOTENCY_ARGUMENT} clashes with the idempotency argument`)
   }
+  return schema
+}
+
+/** The lifetime the description names is the server's, so the argument is added per request. */
+const withIdempotencyArgument = (entry: CatalogEntry, description: string): CatalogEntry => {
+  if (!entry.meta.idempotent) return entry
+  const { inputSchema } = entry.tool
+  const argument = { type: "string", minLength: IDEMPOTENCY_KEY.minLength, maxLength: IDEMPOTENCY_KEY.maxLength, description }
   return {
-    ...schema,
-    properties: {
-      ...schema.properties,
-      [IDEMPOTENCY_ARGUMENT]: {
-        type: "string",
-        minLength: 1,
-        maxLength: 255,
-        description:
-          "Makes retries safe: a repeated call with the same key and arguments returns the first result instead of acting again"
-      }
-    }
+    ...entry,
+    tool: { ...entry.tool, inputSchema: { ...inputSchema, properties: { ...inputSchema.properties, [IDEMPOTENCY_ARGUMENT]: argument } } }
   }
 }
 
@@ -107,9 +107,12 @@ const catalog = deriveCatalog()
 
 /**
  * The tools a principal may see: a company key gets its empresa's tools, an admin gets all of
- * them (company tools then need the Fidelis-Empresa header, as on REST).
+ * them (company tools then need the Fidelis-Empresa header, as on REST). `idempotencyTtlSeconds`
+ * is the server's `CoreConfig.idempotencyTtlSeconds`.
  */
-export const catalogFor = (principal: Principal): ReadonlyArray<CatalogEntry> =>
-  principal.kind === "admin"
-    ? catalog
-    : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
+export const catalogFor = (principal: Principal, idempotencyTtlSeconds: number): ReadonlyArray<CatalogEntry> => {
+  const visible =
+    principal.kind === "admin" ? catalog : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
+  const description = idempotencyKeyDescription(idempotencyTtlSeconds)
+  return visible.map((entry) => withIdempotencyArgument(entry, description))
+}

@@ -1,6 +1,8 @@
 import {
   catalogueOf,
   ERROR_KINDS,
+  IDEMPOTENCY_KEY,
+  idempotencyKeyDescription,
   REFUSALS,
   SCOPE_ERRORS,
   type DomainError,
@@ -18,6 +20,8 @@ export interface OpenApiOptions {
   readonly description: string
   /** Absolute or root-relative base of the routes, e.g. `/api/v1/public`. */
   readonly baseUrl: string
+  /** How long the server keeps idempotency keys (`CoreConfig.idempotencyTtlSeconds`). */
+  readonly idempotencyTtlSeconds: number
 }
 
 type Json = Record<string, unknown>
@@ -131,7 +135,7 @@ const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
  * schemas are replaced by the design's bodies, success codes follow `meta.successStatus`, and
  * idempotent operations document `X-Idempotency-Key`.
  */
-export const openApiDocument = ({ router, title, description, baseUrl }: OpenApiOptions) => {
+export const openApiDocument = ({ router, title, description, baseUrl, idempotencyTtlSeconds }: OpenApiOptions) => {
   const doc = generateOpenApiDocument(router, {
     title,
     description,
@@ -167,12 +171,11 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
       operation.parameters = [
         ...(operation.parameters ?? []),
         {
-          name: "X-Idempotency-Key",
+          name: IDEMPOTENCY_KEY.header,
           in: "header",
           required: false,
-          description:
-            "Makes retries safe for 24 h: the same key and body replay the first response (with `Idempotent-Replayed: true`); the same key with another body is a 422; while the first is in flight, a 409.",
-          schema: { type: "string", minLength: 1, maxLength: 255 }
+          description: `${idempotencyKeyDescription(idempotencyTtlSeconds)}. A replay carries \`Idempotent-Replayed: true\`; the same key with another body is a 422; while the first is in flight, a 409.`,
+          schema: { type: "string", minLength: IDEMPOTENCY_KEY.minLength, maxLength: IDEMPOTENCY_KEY.maxLength }
         }
       ]
     }
