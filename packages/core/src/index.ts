@@ -25,6 +25,13 @@ export {
   type ProcedurePath
 } from "./catalogue.js"
 export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency/key.js"
+export {
+  IMPORT_BATCH_MAX,
+  IMPORT_COLUMNS,
+  type ImportClientRow,
+  type ImportClientsResult,
+  type ImportRowResult
+} from "./clients/contracts.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
 export { admit, createCallerFactory } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"
