@@ -1,5 +1,6 @@
 import {
   appRouter,
+  Config,
   databaseReady,
   internalApiRouter,
   log,
@@ -86,7 +87,16 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     const rest = createRestHandler({ runtime, router, endpoint: base, maxBodyBytes })
     let document: unknown
     app
-      .get(`${base}/openapi.json`, () => json((document ??= openApiDocument({ router, title, description, baseUrl: base }))))
+      .get(`${base}/openapi.json`, async () => {
+        document ??= openApiDocument({
+          router,
+          title,
+          description,
+          baseUrl: base,
+          idempotencyTtlSeconds: (await runtime.runPromise(Config)).idempotencyTtlSeconds
+        })
+        return json(document)
+      })
       .all(`${base}/**`, (event) =>
         rest(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
       )

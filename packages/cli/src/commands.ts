@@ -1,4 +1,4 @@
-import type { ProcedureMeta } from "@fidelis/core"
+import { idempotencyKeyDescription, type ProcedureMeta } from "@fidelis/core"
 import { initTRPC, type AnyProcedure, type AnyRouter } from "@trpc/server"
 import { parseRouter, type TrpcCliMeta } from "trpc-cli"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
@@ -116,10 +116,8 @@ const deriveCommand = ({ path, type, input, meta }: Source, reserved: ReadonlySe
   }
   if (meta.idempotent) {
     if (taken.has("idempotency-key")) throw new Error(`${path}: input field collides with --idempotency-key`)
-    properties[IDEMPOTENCY_KEY] = {
-      type: "string",
-      description: "Makes retries safe: the same key and input replay the first result instead of repeating it"
-    }
+    // Help is built before a server is chosen, so it cannot name that server's key lifetime.
+    properties[IDEMPOTENCY_KEY] = { type: "string", description: idempotencyKeyDescription(undefined) }
     bindings.set(IDEMPOTENCY_KEY, { kind: "idempotencyKey" })
   }
 

@@ -1,3 +1,4 @@
+import { IMPORT_BATCH_MAX, IMPORT_COLUMNS, type ImportClientRow, type ImportClientsResult, type ImportRowResult } from "@fidelis/core"
 import { readFileSync } from "node:fs"
 import cliProgress from "cli-progress"
 import { parse } from "csv-parse/sync"
@@ -13,23 +14,12 @@ import type { Call, Reply } from "./transport.js"
  * so a re-run skips what a previous run (or an interrupted one) imported.
  */
 
-const BATCH_SIZE = 500
-const COLUMNS = ["nome", "email", "telefone", "cpf"] as const
-type Column = (typeof COLUMNS)[number]
-
-type ImportRow = { row: number } & Partial<Record<Column, string>>
-
-interface RowResult {
-  readonly row: number
-  readonly status: "created" | "skipped" | "invalid"
-  readonly client_id?: string
-  readonly errors?: ReadonlyArray<{ readonly field: string; readonly msg: string }>
-}
+type Column = (typeof IMPORT_COLUMNS)[number]
 
 const usage = (message: string) => new CommandFailed(message, ExitCode.Usage)
 
 /** Data rows numbered by their line in the file (the header is line 1), as a spreadsheet shows them. */
-export const readClientsCsv = (file: string): ImportRow[] => {
+export const readClientsCsv = (file: string): ImportClientRow[] => {
   let text: string
   try {
     text = readFileSync(file, "utf8")
@@ -45,15 +35,15 @@ export const readClientsCsv = (file: string): ImportRow[] => {
   }
   const [header, ...data] = records
   const columns = (header?.record ?? []).map((name) => name.toLowerCase())
-  const unknown = columns.filter((name) => !(COLUMNS as ReadonlyArray<string>).includes(name))
+  const unknown = columns.filter((name) => !(IMPORT_COLUMNS as ReadonlyArray<string>).includes(name))
   if (!columns.includes("nome") || unknown.length > 0) {
     throw usage(
-      `${file}: the first line must name the columns, among ${COLUMNS.join(",")} (nome required)` +
+      `${file}: the first line must name the columns, among ${IMPORT_COLUMNS.join(",")} (nome required)` +
         (unknown.length > 0 ? `; unknown: ${unknown.join(", ")}` : "")
     )
   }
   return data.map(({ record, info }) => {
-    const row: ImportRow = { row: info.lines }
+    const row: ImportClientRow = { row: info.lines }
     columns.forEach((column, i) => {
       const value = record[i]
       if (value !== undefined && value !== "") row[column as Column] = value
@@ -74,8 +64,8 @@ const progressBar = (terminal: NodeJS.WriteStream) =>
     cliProgress.Presets.legacy
   )
 
-const summaryOf = (file: string, dryRun: boolean, results: ReadonlyArray<RowResult>) => {
-  const count = (status: RowResult["status"]) => results.filter((r) => r.status === status).length
+const summaryOf = (file: string, dryRun: boolean, results: ReadonlyArray<ImportRowResult>) => {
+  const count = (status: ImportRowResult["status"]) => results.filter((r) => r.status === status).length
   return { file, dry_run: dryRun, created: count("created"), skipped: count("skipped"), invalid: count("invalid"), results }
 }
 
@@ -98,7 +88,7 @@ interface ImportContext {
 }
 
 export const importClientsCommand = ({ io, call, json }: ImportContext): CustomCommand => ({
-  description: "Reads a CSV file (header nome,email,telefone,cpf) and imports its clients in batches, with a progress bar on a terminal. Rows whose email or CPF is already a client are skipped, so re-running is safe; invalid rows are listed by line at the end (exit 2).",
+  description: `Reads a CSV file (header ${IMPORT_COLUMNS.join(",")}) and imports its clients in batches, with a progress bar on a terminal. Rows whose email or CPF is already a client are skipped, so re-running is safe; invalid rows are listed by line at the end (exit 2).`,
   jsonSchema: {
     type: "object",
     properties: {
@@ -113,13 +103,13 @@ export const importClientsCommand = ({ io, call, json }: ImportContext): CustomC
     if (typeof file !== "string") throw usage("missing FILE: the CSV to import")
     const dryRun = options["dryRun"] === true
     const rows = readClientsCsv(file)
-    const results: RowResult[] = []
+    const results: ImportRowResult[] = []
     const bar = io.terminal !== undefined && !json() && rows.length > 0 ? progressBar(io.terminal) : undefined
     const counts = { created: 0, skipped: 0, invalid: 0 }
     bar?.start(rows.length, 0, counts)
     try {
-      for (let start = 0; start < rows.length; start += BATCH_SIZE) {
-        const batch = rows.slice(start, start + BATCH_SIZE)
+      for (let start = 0; start < rows.length; start += IMPORT_BATCH_MAX) {
+        const batch = rows.slice(start, start + IMPORT_BATCH_MAX)
         let reply: Reply
         try {
           // Ctrl-C between two batches: stop here rather than send the next one.
@@ -133,7 +123,7 @@ export const importClientsCommand = ({ io, call, json }: ImportContext): CustomC
             error.exitCode
           )
         }
-        const batchResults = (reply.value as { results: RowResult[] }).results
+        const batchResults = (reply.value as ImportClientsResult).results
         results.push(...batchResults)
         for (const result of batchResults) counts[result.status]++
         bar?.increment(batch.length, counts)

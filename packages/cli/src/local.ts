@@ -1,25 +1,17 @@
 import {
-  appRouter,
   configFromEnv,
-  createCallerFactory,
+  createAppCaller,
   createRequestContext,
   LOCAL_ADMIN,
   makeRuntime,
-  problemOf
+  problemOf,
+  procedureAt
 } from "@fidelis/core"
 import { EmbeddedDatabaseBusy } from "@fidelis/db"
 import { TRPCError } from "@trpc/server"
 import { Cause, LogLevel, Option, Runtime } from "effect"
 import { CommandFailed, ExitCode, exitCodeOf, problemLine } from "./exit-codes.js"
 import type { Transport } from "./transport.js"
-
-const createCaller = createCallerFactory(appRouter)
-
-type Procedure = (input: unknown) => Promise<unknown>
-
-/** The caller is a proxy keyed by router path; the CLI only knows paths as strings. */
-const procedureAt = (caller: unknown, path: string): Procedure =>
-  path.split(".").reduce((node, key) => (node as Record<string, unknown>)[key], caller) as Procedure
 
 /**
  * Opening the runtime builds the database layer; its typed failure (the embedded database held by
@@ -76,7 +68,7 @@ export const openLocal = async ({ env, empresa, signal }: LocalOptions): Promise
         signal
       })
       try {
-        return { value: await procedureAt(createCaller(ctx), path)(input), headers }
+        return { value: await procedureAt(createAppCaller(ctx), path)(input), headers }
       } catch (error) {
         throw callFailure(error)
       }

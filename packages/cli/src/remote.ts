@@ -1,3 +1,4 @@
+import { procedureAt } from "@fidelis/core"
 import { createFidelisClient } from "@fidelis/core/client"
 import { TRPCClientError } from "@trpc/client"
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server"
@@ -17,12 +18,6 @@ interface ErrorData {
   readonly httpStatus?: number
   readonly detail?: unknown
 }
-
-type Procedure = Record<"query" | "mutate", (input: unknown, options: object) => Promise<unknown>>
-
-/** The typed client is a proxy keyed by router path; the CLI only knows paths as strings. */
-const procedureAt = (client: unknown, path: string): Procedure =>
-  path.split(".").reduce((node, key) => (node as Record<string, unknown>)[key], client) as Procedure
 
 const checkedUrl = (url: string) => {
   try {

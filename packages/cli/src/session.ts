@@ -1,4 +1,4 @@
-import { appRouter, type ProcedureMeta } from "@fidelis/core"
+import { appRouter, catalogueOf } from "@fidelis/core"
 import type { Styles } from "./colour.js"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { openLocal } from "./local.js"
@@ -23,9 +23,7 @@ export interface CliIo {
 
 /** Procedures whose metadata marks them destructive (revoking a key, cancelling a coupon). */
 const destructive = (path: string): string | undefined => {
-  // Typed as the nested record; at runtime tRPC keeps procedures flat under dotted paths.
-  const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: ProcedureMeta } } | undefined>
-  const meta = procedures[path]?._def.meta
+  const meta = catalogueOf(appRouter).find((entry) => entry.path === path)?.meta
   return meta?.tool?.destructive === true ? (meta.openapi?.summary ?? path) : undefined
 }
 

@@ -1,4 +1,5 @@
 import { createTRPCClient, httpLink } from "@trpc/client"
+import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import type { AppRouter } from "./router.js"
 
 export interface FidelisClientOptions {
@@ -31,7 +32,7 @@ export const createFidelisClient = (options: FidelisClientOptions) =>
           return {
             "x-api-key": options.apiKey,
             ...(options.empresa ? { "fidelis-empresa": options.empresa } : {}),
-            ...(context.idempotencyKey ? { "x-idempotency-key": context.idempotencyKey } : {})
+            ...(context.idempotencyKey ? { [IDEMPOTENCY_KEY.header]: context.idempotencyKey } : {})
           }
         }
       })

@@ -1,6 +1,7 @@
 import { setMaxListeners } from "node:events"
 import type { Admission } from "./auth/admission.js"
 import type { Credentials, Principal } from "./auth/principal.js"
+import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import { MAX_BATCH_CALLS } from "./limits.js"
 import type { CoreRuntime } from "./runtime.js"
 
@@ -63,6 +64,6 @@ export const requestContextFromHeaders = (
     signal: extra.signal,
     resHeaders: extra.resHeaders,
     credentials: { apiKey: headers.get("x-api-key"), authorization: headers.get("authorization") },
-    idempotencyKey: headers.get("x-idempotency-key"),
+    idempotencyKey: headers.get(IDEMPOTENCY_KEY.header),
     actAsEmpresa: headers.get("fidelis-empresa")
   })

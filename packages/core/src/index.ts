@@ -14,6 +14,24 @@ export { SCOPE_ERRORS, type ProcedureMeta, type Scope } from "./meta.js"
 export { DEFAULT_MAX_BODY_BYTES, MAX_BATCH_CALLS, readBody, withBodyLimit } from "./limits.js"
 export { INTERNAL_MESSAGE, problemOf, validationError, type Problem } from "./problem.js"
 export { appRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
+export {
+  catalogueOf,
+  createAppCaller,
+  procedureAt,
+  type AppCaller,
+  type ClientCallOptions,
+  type ClientProcedure,
+  type ProcedureEntry,
+  type ProcedurePath
+} from "./catalogue.js"
+export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency/key.js"
+export {
+  IMPORT_BATCH_MAX,
+  IMPORT_COLUMNS,
+  type ImportClientRow,
+  type ImportClientsResult,
+  type ImportRowResult
+} from "./clients/contracts.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
 export { admit, createCallerFactory } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"

@@ -8,6 +8,7 @@ import { count, type Admission, type AdmittedKey } from "./auth/admission.js"
 import { Config } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
+import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import { Idempotency } from "./idempotency/service.js"
 import {
   BadRequest,
@@ -220,8 +221,10 @@ export const adminProcedure = base.meta({ scope: "admin" }).use(async ({ ctx, ne
 
 /** Why an `X-Idempotency-Key` cannot be used, if it cannot. */
 const idempotencyKeyProblem = (key: string) => {
-  if (key.length < 1) return { msg: "Must be 1 to 255 characters", type: "string_too_short" }
-  if (key.length > 255) return { msg: "Must be 1 to 255 characters", type: "string_too_long" }
+  const { minLength, maxLength } = IDEMPOTENCY_KEY
+  const msg = `Must be ${minLength} to ${maxLength} characters`
+  if (key.length < minLength) return { msg, type: "string_too_short" }
+  if (key.length > maxLength) return { msg, type: "string_too_long" }
   if (key.includes("\0")) return { msg: NUL_MESSAGE, type: NUL_TYPE }
   return undefined
 }
@@ -230,7 +233,7 @@ const idempotencyKeyProblem = (key: string) => {
 export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: true }).use(async ({ ctx, next }) => {
   const problem = ctx.idempotencyKey === undefined ? undefined : idempotencyKeyProblem(ctx.idempotencyKey)
   if (problem !== undefined) {
-    throw validationError([{ loc: ["header", "X-Idempotency-Key"], ...problem }])
+    throw validationError([{ loc: ["header", IDEMPOTENCY_KEY.header], ...problem }])
   }
   return next()
 })

@@ -1,8 +1,8 @@
 import {
-  appRouter,
-  createCallerFactory,
+  createAppCaller,
   errorKindOfStatus,
   problemOf,
+  procedureAt,
   type Problem,
   type RequestContext,
   type ValidationIssue
@@ -18,14 +18,6 @@ const REPLAYED_META = "fidelis/idempotent-replayed"
 export type CallOutcome =
   | { readonly kind: "result"; readonly result: CallToolResult }
   | { readonly kind: "http"; readonly problem: Problem; readonly cause: unknown }
-
-const createCaller = createCallerFactory(appRouter)
-
-type Invoke = (input: unknown) => Promise<unknown>
-
-/** Walks tRPC's caller proxy down a dotted path, so middleware and validation are REST's own. */
-const invokerAt = (ctx: RequestContext, path: string): Invoke =>
-  path.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx)) as Invoke
 
 const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
@@ -75,7 +67,8 @@ export const callTool = async (
   // would apply to them all. Own response headers, since a replay marker belongs to this call.
   const ctx: RequestContext = { ...requestCtx, idempotencyKey, resHeaders: new Headers() }
   try {
-    const value = await invokerAt(ctx, entry.path)(input)
+    // tRPC's own caller, so middleware and validation are REST's own.
+    const value = await procedureAt(createAppCaller(ctx), entry.path)(input)
     const structuredContent = entry.structure?.(value)
     const replayed = ctx.resHeaders.get("Idempotent-Replayed") === "true"
     return {

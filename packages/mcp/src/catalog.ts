@@ -1,4 +1,12 @@
-import { appRouter, type Principal, type ProcedureMeta } from "@fidelis/core"
+import {
+  appRouter,
+  catalogueOf,
+  IDEMPOTENCY_KEY,
+  idempotencyKeyDescription,
+  type Principal,
+  type ProcedureEntry,
+  type ProcedureMeta
+} from "@fidelis/core"
 import type { Tool } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 
@@ -15,14 +23,6 @@ export interface CatalogEntry {
   readonly structure: ((result: unknown) => Record<string, unknown>) | undefined
 }
 
-/** The parts of a built procedure derivation reads; `output` exists at runtime but is not in tRPC's types. */
-interface ProcedureDef {
-  readonly type: "query" | "mutation" | "subscription"
-  readonly meta?: ProcedureMeta
-  readonly inputs: ReadonlyArray<unknown>
-  readonly output?: unknown
-}
-
 type ObjectSchema = Tool["inputSchema"]
 
 /**
@@ -33,29 +33,23 @@ type ObjectSchema = Tool["inputSchema"]
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): ObjectSchema =>
   z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as ObjectSchema
 
-const inputSchemaOf = (path: string, def: ProcedureDef): ObjectSchema => {
-  const [input, ...more] = def.inputs
+const inputSchemaOf = ({ path, input, meta }: ProcedureEntry): ObjectSchema => {
   if (input === undefined) return { type: "object", properties: {} }
-  if (more.length > 0 || !(input instanceof z.ZodObject)) {
-    throw new Error(`Procedure ${path}: an MCP tool needs a single z.object input`)
-  }
   const schema = toJsonSchema(input, "input")
-  if (!def.meta?.idempotent) return schema
-  if (schema.properties?.[IDEMPOTENCY_ARGUMENT] !== undefined) {
+  if (meta.idempotent && schema.properties?.[IDEMPOTENCY_ARGUMENT] !== undefined) {
     throw new Error(`Procedure ${path}: input field ${IDEMPOTENCY_ARGUMENT} clashes with the idempotency argument`)
   }
+  return schema
+}
+
+/** The lifetime the description names is the server's, so the argument is added per request. */
+const withIdempotencyArgument = (entry: CatalogEntry, description: string): CatalogEntry => {
+  if (!entry.meta.idempotent) return entry
+  const { inputSchema } = entry.tool
+  const argument = { type: "string", minLength: IDEMPOTENCY_KEY.minLength, maxLength: IDEMPOTENCY_KEY.maxLength, description }
   return {
-    ...schema,
-    properties: {
-      ...schema.properties,
-      [IDEMPOTENCY_ARGUMENT]: {
-        type: "string",
-        minLength: 1,
-        maxLength: 255,
-        description:
-          "Makes retries safe: a repeated call with the same key and arguments returns the first result instead of acting again"
-      }
-    }
+    ...entry,
+    tool: { ...entry.tool, inputSchema: { ...inputSchema, properties: { ...inputSchema.properties, [IDEMPOTENCY_ARGUMENT]: argument } } }
   }
 }
 
@@ -63,8 +57,7 @@ const inputSchemaOf = (path: string, def: ProcedureDef): ObjectSchema => {
  * structuredContent must be a JSON object, so a list result travels as `{ items }`; the output
  * schema is derived from the same wrapping so the two cannot drift apart.
  */
-const outputOf = (def: ProcedureDef): Pick<CatalogEntry, "structure"> & { schema?: ObjectSchema } => {
-  const output = def.output
+const outputOf = ({ output }: ProcedureEntry): Pick<CatalogEntry, "structure"> & { schema?: ObjectSchema } => {
   if (output instanceof z.ZodObject) {
     return { schema: toJsonSchema(output, "output"), structure: (result) => result as Record<string, unknown> }
   }
@@ -79,15 +72,15 @@ const descriptionOf = (meta: ProcedureMeta) =>
 
 type ToolMeta = NonNullable<ProcedureMeta["tool"]>
 
-const entryOf = (path: string, def: ProcedureDef, meta: ProcedureMeta, toolMeta: ToolMeta): CatalogEntry => {
-  if (def.type === "subscription") throw new Error(`Procedure ${path}: subscriptions cannot be MCP tools`)
-  const { schema: outputSchema, structure } = outputOf(def)
+const entryOf = (procedure: ProcedureEntry, toolMeta: ToolMeta): CatalogEntry => {
+  const { path, meta } = procedure
+  const { schema: outputSchema, structure } = outputOf(procedure)
   const readOnly = toolMeta.readOnly ?? false
   const tool: Tool = {
     name: toolMeta.name,
     ...(meta.openapi?.summary !== undefined && { title: meta.openapi.summary }),
     description: descriptionOf(meta),
-    inputSchema: inputSchemaOf(path, def),
+    inputSchema: inputSchemaOf(procedure),
     ...(outputSchema !== undefined && { outputSchema }),
     annotations: {
       readOnlyHint: readOnly,
@@ -101,13 +94,9 @@ const entryOf = (path: string, def: ProcedureDef, meta: ProcedureMeta, toolMeta:
 
 /** Every procedure that carries `meta.tool`, in router order. */
 const deriveCatalog = (): ReadonlyArray<CatalogEntry> => {
-  // Typed as the nested record, but at runtime tRPC keeps procedures flat under dotted paths.
-  const { _def: router } = appRouter
-  const procedures = router.procedures as unknown as Record<string, { readonly _def: ProcedureDef }>
-  const entries = Object.entries(procedures).flatMap(([path, { _def: def }]) => {
-    const meta = def.meta
-    return meta?.tool === undefined ? [] : [entryOf(path, def, meta, meta.tool)]
-  })
+  const entries = catalogueOf(appRouter).flatMap((procedure) =>
+    procedure.meta.tool === undefined ? [] : [entryOf(procedure, procedure.meta.tool)]
+  )
   const names = entries.map((entry) => entry.tool.name)
   const duplicate = names.find((name, i) => names.indexOf(name) !== i)
   if (duplicate !== undefined) throw new Error(`Two procedures share the MCP tool name ${duplicate}`)
@@ -118,9 +107,12 @@ const catalog = deriveCatalog()
 
 /**
  * The tools a principal may see: a company key gets its empresa's tools, an admin gets all of
- * them (company tools then need the Fidelis-Empresa header, as on REST).
+ * them (company tools then need the Fidelis-Empresa header, as on REST). `idempotencyTtlSeconds`
+ * is the server's `CoreConfig.idempotencyTtlSeconds`.
  */
-export const catalogFor = (principal: Principal): ReadonlyArray<CatalogEntry> =>
-  principal.kind === "admin"
-    ? catalog
-    : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
+export const catalogFor = (principal: Principal, idempotencyTtlSeconds: number): ReadonlyArray<CatalogEntry> => {
+  const visible =
+    principal.kind === "admin" ? catalog : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
+  const description = idempotencyKeyDescription(idempotencyTtlSeconds)
+  return visible.map((entry) => withIdempotencyArgument(entry, description))
+}

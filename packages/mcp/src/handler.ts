@@ -1,5 +1,6 @@
 import {
   admit,
+  Config,
   DEFAULT_MAX_BODY_BYTES,
   problemOf,
   readBody,
@@ -10,6 +11,7 @@ import {
 } from "@fidelis/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
+import { catalogFor } from "./catalog.js"
 import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
 import { createServer, type Escalate } from "./server.js"
 
@@ -111,8 +113,9 @@ export const createMcpHandler = ({
       return withHeaders(problemResponse(problemOf(error)), ctx.resHeaders)
     }
 
+    const { idempotencyTtlSeconds } = await runtime.runPromise(Config)
     let escalated: Parameters<Escalate>[0] | undefined
-    const server = createServer(ctx, principal, fixtures, (outcome) => {
+    const server = createServer(ctx, catalogFor(principal, idempotencyTtlSeconds), fixtures, (outcome) => {
       escalated ??= outcome
     })
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -1,8 +1,8 @@
-import type { Principal, RequestContext } from "@fidelis/core"
+import type { RequestContext } from "@fidelis/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { callTool, type CallOutcome } from "./call.js"
-import { catalogFor, IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
+import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
 import type { FixtureTool } from "./conformance-fixtures.js"
 
 export const SERVER_NAME = "fidelis"
@@ -29,17 +29,16 @@ const instructionsFor = (tools: ReadonlyArray<CatalogEntry>): string => {
 export type Escalate = (outcome: Extract<CallOutcome, { kind: "http" }>) => void
 
 /**
- * One MCP server per HTTP request (stateless mode): it serves the catalog of the principal the
- * request authenticated as, and runs every call in that request's context. `fixtures` are the
+ * One MCP server per HTTP request (stateless mode): it serves `tools`, the catalog of the principal
+ * the request authenticated as, and runs every call in that request's context. `fixtures` are the
  * conformance suite's test tools, empty outside the conformance run.
  */
 export const createServer = (
   ctx: RequestContext,
-  principal: Principal,
+  tools: ReadonlyArray<CatalogEntry>,
   fixtures: ReadonlyArray<FixtureTool>,
   escalate: Escalate
 ): Server => {
-  const tools = catalogFor(principal)
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: instructionsFor(tools) }

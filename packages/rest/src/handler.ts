@@ -1,5 +1,6 @@
 import {
   admit,
+  catalogueOf,
   DEFAULT_MAX_BODY_BYTES,
   problemOf,
   readBody,
@@ -107,10 +108,7 @@ const libraryRequest = async (
  */
 export const createRestHandler = ({ runtime, router, endpoint, maxBodyBytes = DEFAULT_MAX_BODY_BYTES }: RestHandlerOptions) => {
   const successStatus = new Map<string, number>()
-  for (const [path, procedure] of Object.entries(router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta } }>)) {
-    const status = procedure._def.meta?.successStatus
-    if (status !== undefined) successStatus.set(path, status)
-  }
+  for (const { path, meta } of catalogueOf(router)) if (meta.successStatus !== undefined) successStatus.set(path, meta.successStatus)
 
   const procedureAt = createProcedureCache(router)
   const routeOf: RouteOf = (method, path) =>

@@ -1,4 +1,14 @@
-import { ERROR_KINDS, REFUSALS, SCOPE_ERRORS, type DomainError, type ProcedureMeta, type RefusalCode } from "@fidelis/core"
+import {
+  catalogueOf,
+  ERROR_KINDS,
+  IDEMPOTENCY_KEY,
+  idempotencyKeyDescription,
+  REFUSALS,
+  SCOPE_ERRORS,
+  type DomainError,
+  type ProcedureMeta,
+  type RefusalCode
+} from "@fidelis/core"
 import type { AnyRouter } from "@trpc/server"
 import { generateOpenApiDocument } from "trpc-to-openapi"
 
@@ -10,6 +20,8 @@ export interface OpenApiOptions {
   readonly description: string
   /** Absolute or root-relative base of the routes, e.g. `/api/v1/public`. */
   readonly baseUrl: string
+  /** How long the server keeps idempotency keys (`CoreConfig.idempotencyTtlSeconds`). */
+  readonly idempotencyTtlSeconds: number
 }
 
 type Json = Record<string, unknown>
@@ -123,7 +135,7 @@ const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
  * schemas are replaced by the design's bodies, success codes follow `meta.successStatus`, and
  * idempotent operations document `X-Idempotency-Key`.
  */
-export const openApiDocument = ({ router, title, description, baseUrl }: OpenApiOptions) => {
+export const openApiDocument = ({ router, title, description, baseUrl, idempotencyTtlSeconds }: OpenApiOptions) => {
   const doc = generateOpenApiDocument(router, {
     title,
     description,
@@ -139,10 +151,8 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name]
   doc.components = { ...doc.components, schemas: { ...schemas, ...errorSchemas } }
 
-  const procedures = router._def.procedures as Record<string, { _def: { meta?: ProcedureMeta; inputs: ReadonlyArray<unknown> } }>
-  for (const procedure of Object.values(procedures)) {
-    const meta = procedure._def.meta
-    if (!meta?.openapi) continue
+  for (const { meta, input } of catalogueOf(router)) {
+    if (!meta.openapi) continue
     const method = meta.openapi.method.toLowerCase()
     const operation = doc.paths[meta.openapi.path]?.[method] as
       | (Json & { responses: Json; parameters?: Json[] })
@@ -154,19 +164,18 @@ export const openApiDocument = ({ router, title, description, baseUrl }: OpenApi
     operation.responses = {
       [String(meta.successStatus ?? 200)]: success,
       ...Object.fromEntries(Object.entries(rest).filter(([code]) => code.startsWith("2"))),
-      ...errorResponses(meta, procedure._def.inputs.length > 0 || meta.idempotent === true)
+      ...errorResponses(meta, input !== undefined || meta.idempotent === true)
     }
     if (isPublic) delete operation["security"]
     if (meta.idempotent) {
       operation.parameters = [
         ...(operation.parameters ?? []),
         {
-          name: "X-Idempotency-Key",
+          name: IDEMPOTENCY_KEY.header,
           in: "header",
           required: false,
-          description:
-            "Makes retries safe for 24 h: the same key and body replay the first response (with `Idempotent-Replayed: true`); the same key with another body is a 422; while the first is in flight, a 409.",
-          schema: { type: "string", minLength: 1, maxLength: 255 }
+          description: `${idempotencyKeyDescription(idempotencyTtlSeconds)}. A replay carries \`Idempotent-Replayed: true\`; the same key with another body is a 422; while the first is in flight, a 409.`,
+          schema: { type: "string", minLength: IDEMPOTENCY_KEY.minLength, maxLength: IDEMPOTENCY_KEY.maxLength }
         }
       ]
     }

@@ -69,6 +69,9 @@ export const ImportClientRow = z.strictObject({
 })
 export type ImportClientRow = z.infer<typeof ImportClientRow>
 
+/** The fields a source file's columns may fill, in the order a CSV header lists them. */
+export const IMPORT_COLUMNS = ["nome", "email", "telefone", "cpf"] as const satisfies ReadonlyArray<keyof ImportClientRow>
+
 export const ImportClientsInput = z.strictObject({
   rows: z
     .array(ImportClientRow)

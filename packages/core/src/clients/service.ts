@@ -6,6 +6,7 @@ import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
 import {
   CreateClientInput,
+  IMPORT_COLUMNS,
   type Client,
   type ImportClientRow,
   type ImportClientsInput,
@@ -16,15 +17,13 @@ import {
 
 const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, created_at, updated_at"
 
-const IMPORT_FIELDS = ["nome", "email", "telefone", "cpf"] as const
-
 /** A client created without an email still needs a login of its own (design.md section 3). */
 const loginOf = (email: string | undefined) => email ?? `client+${crypto.randomUUID()}@no-email.invalid`
 
 /** One imported row checked on its own against create_client's rules; blank cells are absent. */
 const validateRow = (row: ImportClientRow): { data: CreateClientInput } | { errors: NonNullable<ImportRowResult["errors"]> } => {
   const given = Object.fromEntries(
-    IMPORT_FIELDS.flatMap((field) => {
+    IMPORT_COLUMNS.flatMap((field) => {
       const value = row[field]?.trim()
       return value ? [[field, value]] : []
     })

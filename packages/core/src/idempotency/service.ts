@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Config } from "../config.js"
 import { Conflict, ValidationFailed } from "../errors.js"
+import { IDEMPOTENCY_KEY } from "./key.js"
 
 /** Key order must not change the fingerprint of the same logical request. */
 const canonical = (value: unknown): unknown =>
@@ -71,7 +72,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
             return yield* new ValidationFailed({
               issues: [
                 {
-                  loc: ["header", "X-Idempotency-Key"],
+                  loc: ["header", IDEMPOTENCY_KEY.header],
                   msg: "This idempotency key was already used with a different request body",
                   type: "idempotency_key_reused"
                 }

@@ -1,0 +1,15 @@
+/** How every surface names and bounds the key of an idempotent write (design.md section 2). */
+export const IDEMPOTENCY_KEY = { header: "X-Idempotency-Key", minLength: 1, maxLength: 255 } as const
+
+/** A lifetime as people read it: "24 h", "90 min", "45 s". */
+const lifetimeText = (seconds: number) =>
+  seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`
+
+/**
+ * What the key does, for an option's or argument's help. The lifetime is the server's
+ * (`CoreConfig.idempotencyTtlSeconds`); a caller that cannot know it (the CLI before it has chosen
+ * a server) passes none.
+ */
+export const idempotencyKeyDescription = (ttlSeconds: number | undefined) =>
+  `Makes retries safe for ${ttlSeconds === undefined ? "as long as the server keeps keys" : lifetimeText(ttlSeconds)}: ` +
+  "the same key and input replay the first result instead of acting again"
