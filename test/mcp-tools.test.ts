@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "vitest"
 import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
-import { COMPANY_TOOLS } from "./support/spec.js"
+import { COMPANY_TOOLS } from "../packages/mcp/test/spec.js"
 
 const server = useServer()
 
