@@ -1,4 +1,5 @@
 export * from "./database.js"
+export * from "./fixtures.js"
 export * from "./http.js"
 export * from "./server.js"
 export * from "./mcp.js"
