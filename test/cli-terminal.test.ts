@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { stripVTControlCharacters } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { clientsCsv } from "../packages/cli/test/csv.js"
-import { call, createClient, createTenant, ROOT, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, createClient, ROOT, useServer, useTenant } from "./support/index.js"
 
 /**
  * `fidelis` as a person sees it: typed into a real terminal (a tmux pane of fixed size) and read
@@ -66,15 +66,14 @@ const run = async (line: string, options: { colours?: boolean } = {}) => {
 const recordPane = (file: string) => tmux("pipe-pane", "-t", "cli", "-o", `cat >> ${file}`)
 const stopRecording = () => tmux("pipe-pane", "-t", "cli")
 
-let server: TestServer
-let tenant: Tenant
 const names = ["Ana Souza", "Bruno Lima de Oliveira", "Carla Dias"]
 
 describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
+  const server = useServer()
+  const tenant = useTenant(server)
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fidelis-terminal-"))
-    server = await startServer()
-    tenant = await createTenant(server)
     for (const nome of names) await createClient(server, tenant, { nome, email: `${nome.split(" ")[0]!.toLowerCase()}@example.com` })
 
     // `fidelis` on the PATH, as an installed CLI would be.
@@ -104,7 +103,6 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
     spawnSync("tmux", ["-L", socket, "kill-server"])
     // tmux leaves its socket file behind when killed.
     if (socketPath !== "") rmSync(socketPath, { force: true })
-    await server?.stop()
     if (dir !== "") rmSync(dir, { recursive: true, force: true })
   })
 

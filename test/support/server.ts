@@ -2,7 +2,10 @@ import { afterAll, beforeAll } from "vitest"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { createRealDatabase, realServerUrl, type TestDatabase } from "@fidelis/db/testing"
+import { createTenant, type Tenant } from "./http.js"
+import { connectMcp } from "./mcp.js"
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -109,7 +112,6 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     }
   }
 }
-export { createTenant } from "./http.js"
 
 /**
  * One server for the whole file: started before its first test and stopped after its last. The
@@ -141,4 +143,39 @@ export const useServer = (options: StartOptions = {}): TestServer => {
     waitForOutput: (pattern, ms) => current().waitForOutput(pattern, ms),
     stop: () => current().stop()
   }
+}
+
+/**
+ * Stands for a value a `beforeAll` sets, so the handle can be taken at module level like
+ * useServer's; reading it before the hook ran is an error, not an undefined.
+ */
+const setLater = <T extends object>(what: string, current: () => T | undefined): T =>
+  new Proxy({} as T, {
+    get: (_, property) => {
+      const target = current()
+      if (target === undefined) throw new Error(`${what} is set in beforeAll; use it in a test or a hook`)
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === "function" ? value.bind(target) : value
+    }
+  })
+
+/** One tenant for the file (or the describe block), created once its server has started. */
+export const useTenant = (server: TestServer, options: { apiAccess?: boolean } = {}): Tenant => {
+  let tenant: Tenant | undefined
+  beforeAll(async () => {
+    tenant = await createTenant(server, options)
+  })
+  return setLater("useTenant's tenant", () => tenant)
+}
+
+/** An MCP client on the tenant's key for the file, closed after its last test. */
+export const useMcp = (server: TestServer, tenant: Tenant): Client => {
+  let client: Client | undefined
+  beforeAll(async () => {
+    client = await connectMcp(server, tenant.key)
+  })
+  afterAll(async () => {
+    await client?.close()
+  })
+  return setLater("useMcp's client", () => client)
 }
