@@ -40,6 +40,20 @@ const waitFor = async <T>(what: string, probe: () => T | undefined, ms = 60_000)
 
 const plain = stripVTControlCharacters
 
+/** Resolves once the process has exited, or after `ms`. */
+const exited = async (pid: number, ms = 5_000) => {
+  const running = () => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const deadline = Date.now() + ms
+  while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 /**
  * Types a command line; it starts on a cleared screen and prints its exit status last, numbered,
  * so an earlier command's status still on the screen is never mistaken for it.
@@ -100,9 +114,12 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
   afterAll(async () => {
     // Only this test's tmux server, by its own socket.
     const socketPath = spawnSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).stdout.trim()
+    const shell = Number(spawnSync("tmux", ["-L", socket, "display-message", "-p", "-t", "cli", "#{pane_pid}"], { encoding: "utf8" }).stdout)
     spawnSync("tmux", ["-L", socket, "kill-server"])
     // tmux leaves its socket file behind when killed.
     if (socketPath !== "") rmSync(socketPath, { force: true })
+    // The shell, hung up by kill-server, writes its history into HOME (dir) on its way out.
+    if (shell > 0) await exited(shell)
     if (dir !== "") rmSync(dir, { recursive: true, force: true })
   })
 
