@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import {
+  balanceOf,
   call,
   createClient,
   createSharedDatabase,
@@ -92,8 +93,7 @@ describe("company API authentication (spec section 5, 7.1)", () => {
     expect(credit.status).toBe(404)
     const listB = await call(server, "/api/v1/public/clients", { key: b.key })
     expect(listB.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Only B"])
-    const balanceA = await call(server, `/api/v1/public/points/${clientOfA.id}`, { key: a.key })
-    expect(balanceA.body.balance).toBe(0)
+    expect(await balanceOf(server, a, clientOfA.id)).toBe(0)
   })
 })
 

@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
+import {
+  call,
+  claimCard,
+  connectMcp,
+  createClient,
+  createProgram,
+  createTenant,
+  creditPoints,
+  generateCoupon,
+  issueCard,
+  stampCard,
+  useCoupon,
+  useServer,
+  type Tenant
+} from "./support/index.js"
 
 const server = useServer()
 
@@ -8,11 +22,6 @@ const LOYALTY = "/api/v1/public/loyalty-cards/metrics"
 const behaviorOf = (clientId: string) => `/api/v1/public/clients/${clientId}/behavior`
 
 const get = (tenant: Tenant, path: string) => call(server, path, { key: tenant.key })
-const post = async (tenant: Tenant, path: string, body: unknown, method = "POST") => {
-  const res = await call(server, `/api/v1/public${path}`, { key: tenant.key, body, method })
-  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300)
-  return res.body
-}
 
 /** Today in the empresa's default time zone, as the daily series labels it. */
 const today = () => new Intl.DateTimeFormat("en-CA", { timeZone: "America/Sao_Paulo" }).format(new Date())
@@ -84,13 +93,13 @@ describe("metrics follow the actions taken through the API", () => {
     const tenant = await createTenant(server)
     const ana = await createClient(server, tenant, { nome: "Ana Souza" })
     await createClient(server, tenant, { nome: "Bruno Lima" })
-    await post(tenant, "/points/credit", { client_id: ana.id, points: 500, source: "purchase" })
-    const coupon = await post(tenant, "/coupons/generate", { client_id: ana.id, points: 200 })
-    await post(tenant, `/coupons/${coupon.uid}/use`, {}, "PATCH")
-    const program = await post(tenant, "/loyalty-cards/programs", { name: "Cartão Café", stamps_required: 3, reward_description: "Um café" })
-    const card = await post(tenant, "/loyalty-cards", { client_id: ana.id, program_id: program.id })
-    await post(tenant, `/loyalty-cards/${card.id}/stamp`, { quantity: 2 })
-    await post(tenant, `/loyalty-cards/${card.id}/stamp`, {})
+    await creditPoints(server, tenant, ana.id, 500, { source: "purchase" })
+    const coupon = await generateCoupon(server, tenant, { client_id: ana.id, points: 200 })
+    await useCoupon(server, tenant, coupon.uid)
+    const program = await createProgram(server, tenant, { name: "Cartão Café", stamps_required: 3, reward_description: "Um café" })
+    const card = await issueCard(server, tenant, ana.id, program.id)
+    await stampCard(server, tenant, card.id, { quantity: 2 })
+    await stampCard(server, tenant, card.id)
 
     const loyalty = await get(tenant, `${LOYALTY}?program_id=${program.id}&days=7`)
     expect(loyalty.status).toBe(200)
@@ -111,7 +120,7 @@ describe("metrics follow the actions taken through the API", () => {
     expect(loyalty.body.stamps_by_period.at(-1)).toEqual({ period: today(), stamps: 3, completions: 1 })
 
     // Claiming opens the next cycle's card: issued now 2, of which 1 completed.
-    await post(tenant, `/loyalty-cards/${card.id}/claim`, {})
+    await claimCard(server, tenant, card.id)
     const cycled = await get(tenant, `${LOYALTY}?group_by=month`)
     expect(cycled.body).toMatchObject({ cards_issued: 2, completion_rate: 0.5, cards_active: 1, avg_stamps_per_active_card: 0 })
     expect(cycled.body.stamps_by_period.at(-1)).toEqual({ period: today().slice(0, 7), stamps: 3, completions: 1 })
@@ -144,11 +153,11 @@ describe("metrics follow the actions taken through the API", () => {
     const bruno = await createClient(server, tenant, { nome: "Bruno Lima" })
     await createClient(server, tenant, { nome: "Carla Mendes" })
     // Ana: three credits and a coupon (each writes its own event); Bruno: one stamp; Carla: nothing.
-    for (const points of [100, 200, 300]) await post(tenant, "/points/credit", { client_id: ana.id, points })
-    await post(tenant, "/coupons/generate", { client_id: ana.id, points: 150 })
-    const program = await post(tenant, "/loyalty-cards/programs", { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão" })
-    const card = await post(tenant, "/loyalty-cards", { client_id: bruno.id, program_id: program.id })
-    await post(tenant, `/loyalty-cards/${card.id}/stamp`, {})
+    for (const points of [100, 200, 300]) await creditPoints(server, tenant, ana.id, points)
+    await generateCoupon(server, tenant, { client_id: ana.id, points: 150 })
+    const program = await createProgram(server, tenant, { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão" })
+    const card = await issueCard(server, tenant, bruno.id, program.id)
+    await stampCard(server, tenant, card.id)
 
     for (const days of [1, 30, 365]) {
       const overview = await get(tenant, `${OVERVIEW}?days=${days}`)
@@ -205,7 +214,7 @@ describe("refusals", () => {
   it("404 for another tenant's program or client", async () => {
     const mine = await createTenant(server)
     const theirs = await createTenant(server)
-    const program = await post(theirs, "/loyalty-cards/programs", { name: "Deles", stamps_required: 5, reward_description: "Pão" })
+    const program = await createProgram(server, theirs, { name: "Deles", stamps_required: 5, reward_description: "Pão" })
     const client = await createClient(server, theirs)
     const foreignProgram = await get(mine, `${LOYALTY}?program_id=${program.id}`)
     expect(foreignProgram.status).toBe(404)

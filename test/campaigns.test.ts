@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createCampaign, createTenant, useServer, type Tenant } from "./support/index.js"
 
 const server = useServer()
 
@@ -98,25 +98,25 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
 
   it("updates only the fields sent, and ends_at null makes it open-ended", async () => {
     const tenant = await createTenant(server)
-    const created = await create(tenant, { name: "Black Friday", referrer_bonus: 100, referred_bonus: 50, starts_at: at(-1), ends_at: at(5) })
-    const renamed = await update(tenant, created.body.id, { name: "Black Week", referred_bonus: 75 })
+    const created = await createCampaign(server, tenant, { name: "Black Friday", referrer_bonus: 100, referred_bonus: 50, starts_at: at(-1), ends_at: at(5) })
+    const renamed = await update(tenant, created.id, { name: "Black Week", referred_bonus: 75 })
     expect(renamed.status).toBe(200)
     expect(renamed.body).toEqual({
-      ...created.body,
+      ...created,
       name: "Black Week",
       referred_bonus: 75,
       updated_at: expect.stringMatching(ISO)
     })
-    expect(Date.parse(renamed.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at))
+    expect(Date.parse(renamed.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at))
 
-    const open = await update(tenant, created.body.id, { ends_at: null })
+    const open = await update(tenant, created.id, { ends_at: null })
     expect(open.status).toBe(200)
     expect(open.body).toMatchObject({ ends_at: null, status: "running" })
 
-    const stopped = await update(tenant, created.body.id, { active: false })
+    const stopped = await update(tenant, created.id, { active: false })
     expect(stopped.body).toMatchObject({ active: false, status: "inactive" })
 
-    const unchanged = await update(tenant, created.body.id, {})
+    const unchanged = await update(tenant, created.id, {})
     expect(unchanged.status).toBe(200)
     expect(unchanged.body).toEqual(stopped.body)
     expect(await list(tenant)).toEqual([stopped.body])
@@ -124,22 +124,22 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
 
   it("answers 404 for another tenant's campaign and for an unknown id", async () => {
     const owner = await createTenant(server)
-    const campaign = await create(owner, { name: "Minha", referrer_bonus: 10, referred_bonus: 10 })
+    const campaign = await createCampaign(server, owner, { name: "Minha", referrer_bonus: 10, referred_bonus: 10 })
     const other = await createTenant(server)
-    const foreign = await update(other, campaign.body.id, { name: "Roubada" })
+    const foreign = await update(other, campaign.id, { name: "Roubada" })
     expect(foreign.status).toBe(404)
     expect(foreign.body).toEqual({ detail: expect.any(String) })
     const unknown = await update(owner, "00000000-0000-4000-8000-000000000000", { name: "X" })
     expect(unknown.status).toBe(404)
     expect(await list(other)).toEqual([])
-    expect((await list(owner))[0]).toEqual(campaign.body)
+    expect((await list(owner))[0]).toEqual(campaign)
   })
 })
 
 describe("invalid input changes nothing and gets the documented 422 shape", () => {
   it("names each bad field with its location", async () => {
     const tenant = await createTenant(server)
-    const campaign = await create(tenant, { name: "Base", referrer_bonus: 10, referred_bonus: 5, starts_at: at(-1), ends_at: at(1) })
+    const campaign = await createCampaign(server, tenant, { name: "Base", referrer_bonus: 10, referred_bonus: 5, starts_at: at(-1), ends_at: at(1) })
     const valid = { name: "Nova", referrer_bonus: 10, referred_bonus: 5, active: false }
     const cases: Array<[string, Record<string, unknown>, unknown[], string?]> = [
       ["POST", { ...valid, referrer_bonus: -1 }, ["body", "referrer_bonus"], "greater_than_equal"],
@@ -167,7 +167,7 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     const anyType = expect.any(String)
     for (const [method, body, loc, type] of cases) {
       const res =
-        method === "POST" ? await create(tenant, body) : await update(tenant, campaign.body.id, body)
+        method === "POST" ? await create(tenant, body) : await update(tenant, campaign.id, body)
       expect(res.status, `${method} ${JSON.stringify(body)}`).toBe(422)
       expect(res.body.detail).toContainEqual({ loc, msg: expect.any(String), type: type ?? anyType })
     }
@@ -178,7 +178,7 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     expect(badQuery.status).toBe(422)
     expect(badQuery.body.detail).toContainEqual({ loc: ["query", "status"], msg: expect.any(String), type: "extra_forbidden" })
 
-    expect(await list(tenant)).toEqual([campaign.body])
+    expect(await list(tenant)).toEqual([campaign])
   })
 })
 
@@ -248,10 +248,10 @@ describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", ()
     const tenant = await createTenant(server)
     const drafts = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        create(tenant, { name: `Draft ${i}`, referrer_bonus: 1, referred_bonus: 1, starts_at: at(0), active: false })
+        createCampaign(server, tenant, { name: `Draft ${i}`, referrer_bonus: 1, referred_bonus: 1, starts_at: at(0), active: false })
       )
     )
-    const results = await Promise.all(drafts.map((d) => update(tenant, d.body.id, { active: true })))
+    const results = await Promise.all(drafts.map((d) => update(tenant, d.id, { active: true })))
     expect(results.map((r) => r.status).toSorted()).toEqual([200, 409, 409, 409, 409])
     expect((await list(tenant)).filter((c) => c["active"])).toHaveLength(1)
   })

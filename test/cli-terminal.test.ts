@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { stripVTControlCharacters } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { clientsCsv } from "../packages/cli/test/csv.js"
-import { call, createClient, createTenant, ROOT, startServer, type Tenant, type TestServer } from "./support/index.js"
+import { call, createClient, ROOT, useServer, useTenant } from "./support/index.js"
 
 /**
  * `fidelis` as a person sees it: typed into a real terminal (a tmux pane of fixed size) and read
@@ -40,6 +40,20 @@ const waitFor = async <T>(what: string, probe: () => T | undefined, ms = 60_000)
 
 const plain = stripVTControlCharacters
 
+/** Resolves once the process has exited, or after `ms`. */
+const exited = async (pid: number, ms = 5_000) => {
+  const running = () => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const deadline = Date.now() + ms
+  while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
 /**
  * Types a command line; it starts on a cleared screen and prints its exit status last, numbered,
  * so an earlier command's status still on the screen is never mistaken for it.
@@ -66,15 +80,14 @@ const run = async (line: string, options: { colours?: boolean } = {}) => {
 const recordPane = (file: string) => tmux("pipe-pane", "-t", "cli", "-o", `cat >> ${file}`)
 const stopRecording = () => tmux("pipe-pane", "-t", "cli")
 
-let server: TestServer
-let tenant: Tenant
 const names = ["Ana Souza", "Bruno Lima de Oliveira", "Carla Dias"]
 
 describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
+  const server = useServer()
+  const tenant = useTenant(server)
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fidelis-terminal-"))
-    server = await startServer()
-    tenant = await createTenant(server)
     for (const nome of names) await createClient(server, tenant, { nome, email: `${nome.split(" ")[0]!.toLowerCase()}@example.com` })
 
     // `fidelis` on the PATH, as an installed CLI would be.
@@ -101,10 +114,12 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
   afterAll(async () => {
     // Only this test's tmux server, by its own socket.
     const socketPath = spawnSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).stdout.trim()
+    const shell = Number(spawnSync("tmux", ["-L", socket, "display-message", "-p", "-t", "cli", "#{pane_pid}"], { encoding: "utf8" }).stdout)
     spawnSync("tmux", ["-L", socket, "kill-server"])
     // tmux leaves its socket file behind when killed.
     if (socketPath !== "") rmSync(socketPath, { force: true })
-    await server?.stop()
+    // The shell, hung up by kill-server, writes its history into HOME (dir) on its way out.
+    if (shell > 0) await exited(shell)
     if (dir !== "") rmSync(dir, { recursive: true, force: true })
   })
 

@@ -4,15 +4,9 @@ import { createServer as createHttpServer } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { fidelis, type Outcome } from "../packages/cli/test/bin.js"
-import { createTenant, startServer, useServer, type TestServer } from "./support/index.js"
-
-const json = <T>(outcome: Outcome): T => {
-  expect(outcome.stderr).toBe("")
-  expect(outcome.code).toBe(0)
-  return JSON.parse(outcome.stdout) as T
-}
+import { afterAll, describe, expect, it } from "vitest"
+import { fidelis, json, type Outcome } from "../packages/cli/test/bin.js"
+import { createTenant, useServer } from "./support/index.js"
 
 const server = useServer()
 
@@ -142,13 +136,7 @@ describe("fidelis with a config file profile", () => {
 })
 
 describe("fidelis exit status 6 when rate limited", () => {
-  let limited: TestServer
-  beforeAll(async () => {
-    limited = await startServer({ env: { FIDELIS_RATE_LIMIT_PER_MINUTE: "3" } })
-  })
-  afterAll(async () => {
-    await limited?.stop()
-  })
+  const limited = useServer({ env: { FIDELIS_RATE_LIMIT_PER_MINUTE: "3" } })
 
   it("says when to retry, in one line", async () => {
     const tenant = await createTenant(limited)

@@ -1,11 +1,16 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  balanceOf,
   call,
   createClient,
+  createProduct,
+  creditPoints,
   createSharedDatabase,
   createTenant,
   startServer,
+  timelineOf,
+  updateSettings,
   useServer,
   type Tenant,
   type TestDatabase,
@@ -18,22 +23,8 @@ const UID = /^[2-9A-HJKMNP-Z]{8}$/
 const UUID = /^[0-9a-f-]{36}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-/** The calls these tests make, against one server. */
+/** The coupon calls under test, against one server; each answers the whole response. */
 const apiOf = (target: TestServer) => ({
-  credit: async (tenant: Tenant, clientId: string, points: number) => {
-    const res = await call(target, "/api/v1/public/points/credit", { key: tenant.key, body: { client_id: clientId, points } })
-    expect(res.status).toBe(200)
-  },
-  balanceOf: async (tenant: Tenant, clientId: string) =>
-    (await call(target, `/api/v1/public/points/${clientId}`, { key: tenant.key })).body.balance as number,
-  createProduct: async (tenant: Tenant, body: Record<string, unknown>) => {
-    const res = await call(target, "/api/v1/public/products", {
-      key: tenant.key,
-      body: { name: "Café expresso", points_cost: 120, ...body }
-    })
-    expect(res.status).toBe(201)
-    return res.body as { id: string; name: string; stock: number | null }
-  },
   stockOf: async (tenant: Tenant, productId: string) =>
     (await call(target, `/api/v1/public/products/${productId}`, { key: tenant.key })).body.stock as number | null,
   generate: (tenant: Tenant, body: Record<string, unknown>, idempotencyKey?: string) =>
@@ -46,19 +37,17 @@ const apiOf = (target: TestServer) => ({
   list: (tenant: Tenant, query = "") => call(target, `/api/v1/public/coupons${query}`, { key: tenant.key }),
   // The adapter wants a JSON content type on every PATCH and POST, even without fields.
   use: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}/use`, { key: tenant.key, method: "PATCH", body: {} }),
-  cancel: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}/cancel`, { key: tenant.key, body: {} }),
-  timelineOf: async (tenant: Tenant, clientId: string) =>
-    (await call(target, `/api/v1/public/clients/${clientId}/timeline`, { key: tenant.key })).body.data as Array<Record<string, any>>
+  cancel: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}/cancel`, { key: tenant.key, body: {} })
 })
 
 const days = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000
 
 describe("generate_coupon", () => {
   it("turns points into a coupon worth points x point_value (default 0.01 BRL, 30 days)", async () => {
-    const { credit, balanceOf, generate, get, timelineOf } = apiOf(server)
+    const { generate, get } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 500)
+    await creditPoints(server, tenant, client.id, 500)
     const res = await generate(tenant, { client_id: client.id, points: 250 })
     expect(res.status).toBe(201)
     expect(res.body).toEqual({
@@ -77,14 +66,14 @@ describe("generate_coupon", () => {
       created_at: expect.stringMatching(ISO)
     })
     expect(days(res.body.created_at, res.body.expires_at)).toBeCloseTo(30, 5)
-    expect(await balanceOf(tenant, client.id)).toBe(250)
+    expect(await balanceOf(server, tenant, client.id)).toBe(250)
 
     // The code is case-insensitive.
     const fetched = await get(tenant, res.body.uid.toLowerCase())
     expect(fetched.status).toBe(200)
     expect(fetched.body).toEqual(res.body)
 
-    const [event] = await timelineOf(tenant, client.id)
+    const [event] = (await timelineOf(server, tenant, client.id)).data
     expect(event).toMatchObject({
       type: "reward",
       title: `Coupon ${res.body.uid}`,
@@ -95,29 +84,24 @@ describe("generate_coupon", () => {
   })
 
   it("follows the empresa's point_value and coupon_validity_days", async () => {
-    const { credit, balanceOf, generate } = apiOf(server)
+    const { generate } = apiOf(server)
     const tenant = await createTenant(server)
-    const patched = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
-      method: "PATCH",
-      key: server.adminKey,
-      body: { settings: { point_value: 0.05, coupon_validity_days: 7 } }
-    })
-    expect(patched.status).toBe(200)
+    await updateSettings(server, tenant, { point_value: 0.05, coupon_validity_days: 7 })
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 333)
+    await creditPoints(server, tenant, client.id, 333)
     const res = await generate(tenant, { client_id: client.id, points: 333 })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ valor: 16.65, points_spent: 333 })
     expect(days(res.body.created_at, res.body.expires_at)).toBeCloseTo(7, 5)
-    expect(await balanceOf(tenant, client.id)).toBe(0)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 
   it("turns points into a coupon for one unit of a product, taking it from stock", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate, timelineOf } = apiOf(server)
+    const { stockOf, generate } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 300)
-    const product = await createProduct(tenant, { price: 8.5, stock: 2 })
+    await creditPoints(server, tenant, client.id, 300)
+    const product = await createProduct(server, tenant, { price: 8.5, stock: 2 })
     const res = await generate(tenant, { client_id: client.id, product_id: product.id })
     expect(res.status).toBe(201)
     expect(res.body).toEqual({
@@ -135,9 +119,9 @@ describe("generate_coupon", () => {
       cancelled_at: null,
       created_at: expect.stringMatching(ISO)
     })
-    expect(await balanceOf(tenant, client.id)).toBe(180)
+    expect(await balanceOf(server, tenant, client.id)).toBe(180)
     expect(await stockOf(tenant, product.id)).toBe(1)
-    const [event] = await timelineOf(tenant, client.id)
+    const [event] = (await timelineOf(server, tenant, client.id)).data
     expect(event).toMatchObject({
       type: "reward",
       title: `Coupon ${res.body.uid}`,
@@ -147,66 +131,62 @@ describe("generate_coupon", () => {
     })
 
     // Without a price the coupon has no money value; unlimited stock stays unlimited.
-    const free = await createProduct(tenant, { name: "Brinde", points_cost: 10 })
+    const free = await createProduct(server, tenant, { name: "Brinde", points_cost: 10 })
     const gift = await generate(tenant, { client_id: client.id, product_id: free.id })
     expect(gift.body).toMatchObject({ kind: "product", valor: null, points_spent: 10, product_name: "Brinde" })
     expect(await stockOf(tenant, free.id)).toBeNull()
   })
 
   it("refuses what the rules forbid with 409 and changes nothing", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate, list, timelineOf } = apiOf(server)
+    const { stockOf, generate, list } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 100)
+    await creditPoints(server, tenant, client.id, 100)
 
     const poor = await generate(tenant, { client_id: client.id, points: 101 })
     expect(poor.status).toBe(409)
     expect(poor.body.detail).toEqual({ code: "INSUFFICIENT_POINTS", message: expect.stringMatching(/100 points/) })
 
-    const expensive = await createProduct(tenant, { points_cost: 150, stock: 5 })
+    const expensive = await createProduct(server, tenant, { points_cost: 150, stock: 5 })
     const short = await generate(tenant, { client_id: client.id, product_id: expensive.id })
     expect(short.status).toBe(409)
     expect(short.body.detail.code).toBe("INSUFFICIENT_POINTS")
     expect(await stockOf(tenant, expensive.id)).toBe(5)
 
-    const soldOut = await createProduct(tenant, { points_cost: 10, stock: 0 })
+    const soldOut = await createProduct(server, tenant, { points_cost: 10, stock: 0 })
     const none = await generate(tenant, { client_id: client.id, product_id: soldOut.id })
     expect(none.status).toBe(409)
     expect(none.body.detail).toEqual({ code: "OUT_OF_STOCK", message: expect.any(String) })
 
-    const inactive = await createProduct(tenant, { points_cost: 10, active: false })
+    const inactive = await createProduct(server, tenant, { points_cost: 10, active: false })
     const off = await generate(tenant, { client_id: client.id, product_id: inactive.id })
     expect(off.status).toBe(409)
     expect(off.body.detail).toEqual({ code: "PRODUCT_INACTIVE", message: expect.any(String) })
 
-    expect(await balanceOf(tenant, client.id)).toBe(100)
+    expect(await balanceOf(server, tenant, client.id)).toBe(100)
     expect((await list(tenant)).body.total).toBe(0)
-    expect((await timelineOf(tenant, client.id)).map((e) => e.type)).toEqual(["purchase"])
+    expect((await timelineOf(server, tenant, client.id)).data.map((e) => e.type)).toEqual(["purchase"])
   })
 
   it("refuses points worth less than one centavo with 422", async () => {
-    const { credit, balanceOf, generate } = apiOf(server)
+    const { generate } = apiOf(server)
     const tenant = await createTenant(server)
-    await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
-      method: "PATCH",
-      key: server.adminKey,
-      body: { settings: { point_value: 0.001 } }
-    })
+    await updateSettings(server, tenant, { point_value: 0.001 })
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 10)
+    await creditPoints(server, tenant, client.id, 10)
     const res = await generate(tenant, { client_id: client.id, points: 4 })
     expect(res.status).toBe(422)
     expect(res.body.detail).toEqual([{ loc: ["body", "points"], msg: expect.stringMatching(/less than 0.01 BRL/), type: "greater_than_equal" }])
-    expect(await balanceOf(tenant, client.id)).toBe(10)
+    expect(await balanceOf(server, tenant, client.id)).toBe(10)
     expect((await generate(tenant, { client_id: client.id, points: 10 })).body.valor).toBe(0.01)
   })
 
   it("names each invalid field with its location (422) and changes nothing", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate, list } = apiOf(server)
+    const { stockOf, generate, list } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 1000)
-    const product = await createProduct(tenant, { stock: 3 })
+    await creditPoints(server, tenant, client.id, 1000)
+    const product = await createProduct(server, tenant, { stock: 3 })
     const cases: Array<[Record<string, unknown>, unknown[], string]> = [
       [{ client_id: client.id, points: 10, product_id: product.id }, ["body", "product_id"], "value_error"],
       [{ client_id: client.id }, ["body", "points"], "missing"],
@@ -226,7 +206,7 @@ describe("generate_coupon", () => {
     const both = await generate(tenant, { client_id: client.id, points: 10, product_id: product.id })
     expect(both.body.detail).toEqual([{ loc: ["body", "product_id"], msg: "Send either points or product_id, not both", type: "value_error" }])
 
-    expect(await balanceOf(tenant, client.id)).toBe(1000)
+    expect(await balanceOf(server, tenant, client.id)).toBe(1000)
     expect(await stockOf(tenant, product.id)).toBe(3)
     expect((await list(tenant)).body.total).toBe(0)
   })
@@ -234,10 +214,10 @@ describe("generate_coupon", () => {
 
 describe("use_coupon", () => {
   it("marks an active coupon used, and a repeat returns it as it is", async () => {
-    const { credit, balanceOf, generate, get, use, timelineOf } = apiOf(server)
+    const { generate, get, use } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 100)
+    await creditPoints(server, tenant, client.id, 100)
     const coupon = (await generate(tenant, { client_id: client.id, points: 100 })).body
 
     const used = await use(tenant, coupon.uid.toLowerCase())
@@ -249,27 +229,27 @@ describe("use_coupon", () => {
     expect((await get(tenant, coupon.uid)).body).toEqual(used.body)
 
     // One event for the use (no points move), none for the repeat.
-    const events = await timelineOf(tenant, client.id)
+    const events = (await timelineOf(server, tenant, client.id)).data
     expect(events.map((e) => [e.title, e.points])).toEqual([
       [`Coupon ${coupon.uid} used`, 0],
       [`Coupon ${coupon.uid}`, -100],
       ["+100 points", 100]
     ])
     expect(events[0]).toMatchObject({ type: "reward", metadata: { coupon_uid: coupon.uid, valor: 1 } })
-    expect(await balanceOf(tenant, client.id)).toBe(0)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 
   it("refuses a cancelled coupon (409 COUPON_CANCELLED)", async () => {
-    const { credit, balanceOf, generate, use, cancel } = apiOf(server)
+    const { generate, use, cancel } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 10)
+    await creditPoints(server, tenant, client.id, 10)
     const coupon = (await generate(tenant, { client_id: client.id, points: 10 })).body
     expect((await cancel(tenant, coupon.uid)).status).toBe(200)
     const refused = await use(tenant, coupon.uid)
     expect(refused.status).toBe(409)
     expect(refused.body.detail).toEqual({ code: "COUPON_CANCELLED", message: expect.any(String) })
-    expect(await balanceOf(tenant, client.id)).toBe(10)
+    expect(await balanceOf(server, tenant, client.id)).toBe(10)
   })
 })
 
@@ -300,10 +280,10 @@ describe("expiry", () => {
   }
 
   it("refuses an expired coupon (409 COUPON_EXPIRED); reads report it expired; points stay spent", async () => {
-    const { credit, balanceOf, generate, get, list, use, cancel } = apiOf(expiring)
+    const { generate, get, list, use, cancel } = apiOf(expiring)
     const tenant = await createTenant(expiring)
     const client = await createClient(expiring, tenant)
-    await credit(tenant, client.id, 100)
+    await creditPoints(expiring, tenant, client.id, 100)
     const coupon = (await generate(tenant, { client_id: client.id, points: 60 })).body
     await expire(coupon.uid)
 
@@ -320,14 +300,14 @@ describe("expiry", () => {
     const notCancelled = await cancel(tenant, coupon.uid)
     expect(notCancelled.status).toBe(409)
     expect(notCancelled.body.detail.code).toBe("COUPON_EXPIRED")
-    expect(await balanceOf(tenant, client.id)).toBe(40)
+    expect(await balanceOf(expiring, tenant, client.id)).toBe(40)
   })
 
   it("reports an overdue coupon expired even before anything persisted it, and refuses to use it", async () => {
-    const { credit, generate, list, use } = apiOf(expiring)
+    const { generate, list, use } = apiOf(expiring)
     const tenant = await createTenant(expiring)
     const client = await createClient(expiring, tenant)
-    await credit(tenant, client.id, 10)
+    await creditPoints(expiring, tenant, client.id, 10)
     const coupon = (await generate(tenant, { client_id: client.id, points: 10 })).body
     await expire(coupon.uid)
     const refused = await use(tenant, coupon.uid)
@@ -341,21 +321,21 @@ describe("expiry", () => {
 
 describe("cancel and list coupons (management)", () => {
   it("cancels an active coupon, refunding its points and returning the unit to stock", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate, use, cancel, timelineOf } = apiOf(server)
+    const { stockOf, generate, use, cancel } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 200)
-    const product = await createProduct(tenant, { stock: 1, price: 8.5 })
+    await creditPoints(server, tenant, client.id, 200)
+    const product = await createProduct(server, tenant, { stock: 1, price: 8.5 })
     const coupon = (await generate(tenant, { client_id: client.id, product_id: product.id })).body
     expect(await stockOf(tenant, product.id)).toBe(0)
-    expect(await balanceOf(tenant, client.id)).toBe(80)
+    expect(await balanceOf(server, tenant, client.id)).toBe(80)
 
     const cancelled = await cancel(tenant, coupon.uid)
     expect(cancelled.status).toBe(200)
     expect(cancelled.body).toEqual({ ...coupon, status: "cancelled", cancelled_at: expect.stringMatching(ISO) })
-    expect(await balanceOf(tenant, client.id)).toBe(200)
+    expect(await balanceOf(server, tenant, client.id)).toBe(200)
     expect(await stockOf(tenant, product.id)).toBe(1)
-    const [event] = await timelineOf(tenant, client.id)
+    const [event] = (await timelineOf(server, tenant, client.id)).data
     expect(event).toMatchObject({
       type: "reward",
       title: `Coupon ${coupon.uid} cancelled`,
@@ -367,7 +347,7 @@ describe("cancel and list coupons (management)", () => {
     const again = await cancel(tenant, coupon.uid)
     expect(again.status).toBe(200)
     expect(again.body).toEqual(cancelled.body)
-    expect(await balanceOf(tenant, client.id)).toBe(200)
+    expect(await balanceOf(server, tenant, client.id)).toBe(200)
     expect(await stockOf(tenant, product.id)).toBe(1)
 
     const other = (await generate(tenant, { client_id: client.id, points: 50 })).body
@@ -375,16 +355,16 @@ describe("cancel and list coupons (management)", () => {
     const refused = await cancel(tenant, other.uid)
     expect(refused.status).toBe(409)
     expect(refused.body.detail).toEqual({ code: "COUPON_USED", message: expect.any(String) })
-    expect(await balanceOf(tenant, client.id)).toBe(150)
+    expect(await balanceOf(server, tenant, client.id)).toBe(150)
   })
 
   it("lists coupons newest first, paginated, filtered by client and status", async () => {
-    const { credit, generate, list, use } = apiOf(server)
+    const { generate, list, use } = apiOf(server)
     const tenant = await createTenant(server)
     const ana = await createClient(server, tenant, { nome: "Ana" })
     const bia = await createClient(server, tenant, { nome: "Bia" })
-    await credit(tenant, ana.id, 100)
-    await credit(tenant, bia.id, 100)
+    await creditPoints(server, tenant, ana.id, 100)
+    await creditPoints(server, tenant, bia.id, 100)
     const a1 = (await generate(tenant, { client_id: ana.id, points: 10 })).body
     const a2 = (await generate(tenant, { client_id: ana.id, points: 20 })).body
     const b1 = (await generate(tenant, { client_id: bia.id, points: 30 })).body
@@ -418,16 +398,16 @@ describe("cancel and list coupons (management)", () => {
 
 describe("tenant isolation", () => {
   it("answers 404 for another tenant's client, product and coupon", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate, get, use, cancel } = apiOf(server)
+    const { stockOf, generate, get, use, cancel } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 500)
-    const product = await createProduct(tenant, { stock: 5 })
+    await creditPoints(server, tenant, client.id, 500)
+    const product = await createProduct(server, tenant, { stock: 5 })
     const coupon = (await generate(tenant, { client_id: client.id, points: 100 })).body
 
     const other = await createTenant(server)
     const otherClient = await createClient(server, other)
-    await credit(other, otherClient.id, 500)
+    await creditPoints(server, other, otherClient.id, 500)
 
     const foreignClient = await generate(other, { client_id: client.id, points: 10 })
     expect(foreignClient.status).toBe(404)
@@ -449,8 +429,8 @@ describe("tenant isolation", () => {
     expect(unknown.status).toBe(404)
 
     // Nothing moved on either side.
-    expect(await balanceOf(tenant, client.id)).toBe(400)
-    expect(await balanceOf(other, otherClient.id)).toBe(500)
+    expect(await balanceOf(server, tenant, client.id)).toBe(400)
+    expect(await balanceOf(server, other, otherClient.id)).toBe(500)
     expect(await stockOf(tenant, product.id)).toBe(5)
     const own = await get(tenant, coupon.uid)
     expect(own.body.status).toBe("active")
@@ -459,10 +439,10 @@ describe("tenant isolation", () => {
 
 describe("idempotency (X-Idempotency-Key)", () => {
   it("replays the same coupon for the same key and body, debiting once; another body is 422", async () => {
-    const { credit, balanceOf, generate, list } = apiOf(server)
+    const { generate, list } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 100)
+    await creditPoints(server, tenant, client.id, 100)
     const first = await generate(tenant, { client_id: client.id, points: 40 }, "checkout-77")
     const second = await generate(tenant, { client_id: client.id, points: 40 }, "checkout-77")
     expect(first.status).toBe(201)
@@ -470,24 +450,24 @@ describe("idempotency (X-Idempotency-Key)", () => {
     expect(second.status).toBe(201)
     expect(second.headers.get("idempotent-replayed")).toBe("true")
     expect(second.body).toEqual(first.body)
-    expect(await balanceOf(tenant, client.id)).toBe(60)
+    expect(await balanceOf(server, tenant, client.id)).toBe(60)
 
     const reused = await generate(tenant, { client_id: client.id, points: 50 }, "checkout-77")
     expect(reused.status).toBe(422)
     expect(reused.body.detail).toEqual([
       { loc: ["header", "X-Idempotency-Key"], msg: expect.stringMatching(/different request body/), type: "idempotency_key_reused" }
     ])
-    expect(await balanceOf(tenant, client.id)).toBe(60)
+    expect(await balanceOf(server, tenant, client.id)).toBe(60)
     expect((await list(tenant)).body.total).toBe(1)
   })
 })
 
 describe("concurrency", () => {
   it("30 parallel coupons against a balance for 10 create exactly 10 and never overdraw", async () => {
-    const { credit, balanceOf, generate, list } = apiOf(server)
+    const { generate, list } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 100)
+    await creditPoints(server, tenant, client.id, 100)
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) => generate(tenant, { client_id: client.id, points: 10 }, `parallel-${i}`))
     )
@@ -497,16 +477,16 @@ describe("concurrency", () => {
     expect(refused).toHaveLength(20)
     for (const r of refused) expect(r.body.detail.code).toBe("INSUFFICIENT_POINTS")
     expect(new Set(created.map((r) => r.body.uid)).size).toBe(10)
-    expect(await balanceOf(tenant, client.id)).toBe(0)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
     expect((await list(tenant)).body.total).toBe(10)
   })
 
   it("10 parallel product coupons against a stock of 3 create exactly 3", async () => {
-    const { credit, balanceOf, createProduct, stockOf, generate } = apiOf(server)
+    const { stockOf, generate } = apiOf(server)
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    await credit(tenant, client.id, 1000)
-    const product = await createProduct(tenant, { points_cost: 50, stock: 3 })
+    await creditPoints(server, tenant, client.id, 1000)
+    const product = await createProduct(server, tenant, { points_cost: 50, stock: 3 })
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => generate(tenant, { client_id: client.id, product_id: product.id }, `stock-${i}`))
     )
@@ -515,6 +495,6 @@ describe("concurrency", () => {
     expect(refused).toHaveLength(7)
     for (const r of refused) expect(r.body.detail.code).toBe("OUT_OF_STOCK")
     expect(await stockOf(tenant, product.id)).toBe(0)
-    expect(await balanceOf(tenant, client.id)).toBe(850)
+    expect(await balanceOf(server, tenant, client.id)).toBe(850)
   })
 })

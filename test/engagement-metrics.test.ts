@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, connectMcp, createClient, createQuest, createTenant, updateSettings, useServer, type Tenant } from "./support/index.js"
 
 /**
  * The HTTP surface of the engagement analytics (referrals, surveys, NFC-e). The numbers themselves
@@ -114,14 +114,13 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
     expect(perClient.status).toBe(200)
     expect(perClient.body).toMatchObject({ client_id: client.id, client_name: "Ana Referência", period_days: 7, referrals_made: 0, top_referrers: [] })
 
-    const quest = await call(server, `${BASE}/quests`, {
-      key: tenant.key,
-      body: { name: "Balcão", research: { fields: [{ id: "nota", type: "rating", label: "Nota", min: 1, max: 5 }] } }
+    const quest = await createQuest(server, tenant, {
+      name: "Balcão",
+      research: { fields: [{ id: "nota", type: "rating", label: "Nota", min: 1, max: 5 }] }
     })
-    expect(quest.status).toBe(201)
-    const perQuest = await get(tenant, `/quests/metrics?quest_id=${quest.body.id}&days=365&group_by=month`)
+    const perQuest = await get(tenant, `/quests/metrics?quest_id=${quest.id}&days=365&group_by=month`)
     expect(perQuest.status).toBe(200)
-    expect(perQuest.body).toMatchObject({ quest_id: quest.body.id, quest_name: "Balcão", period_days: 365, group_by: "month", responses: 0 })
+    expect(perQuest.body).toMatchObject({ quest_id: quest.id, quest_name: "Balcão", period_days: 365, group_by: "month", responses: 0 })
     // 365 local days touch 12 or 13 calendar months, labelled YYYY-MM, oldest first.
     const months = [...new Set(lastDays(365).map((d) => d.slice(0, 7)))]
     expect(perQuest.body.responses_by_period.map((p: { period: string }) => p.period)).toEqual(months)
@@ -140,12 +139,7 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
 
   it("uses the empresa's time zone for the window", async () => {
     const tenant = await createTenant(server)
-    const patched = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
-      method: "PATCH",
-      key: server.adminKey,
-      body: { settings: { timezone: "UTC" } }
-    })
-    expect(patched.status).toBe(200)
+    await updateSettings(server, tenant, { timezone: "UTC" })
     const res = await get(tenant, "/quests/metrics?days=1")
     expect(res.body).toMatchObject({ timezone: "UTC", from: `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z` })
   })

@@ -1,9 +1,8 @@
 import { createFidelisClient } from "@fidelis/core/client"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { TRPCClientError } from "@trpc/client"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, type Tenant, useServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { balanceOf, call, createClient, useMcp, useServer, useTenant } from "./support/index.js"
 
 /**
  * Regressions from the outside probe (issue 10): inputs that reached the database and came back
@@ -11,16 +10,8 @@ import { call, connectMcp, createClient, createTenant, type Tenant, useServer } 
  */
 
 const server = useServer()
-let tenant: Tenant
-let mcp: Client
-
-beforeAll(async () => {
-  tenant = await createTenant(server)
-  mcp = await connectMcp(server, tenant.key)
-})
-afterAll(async () => {
-  await mcp?.close()
-})
+const tenant = useTenant(server)
+const mcp = useMcp(server, tenant)
 
 const trpc = () => createFidelisClient({ url: server.url, apiKey: tenant.key })
 const trpcFailure = (promise: Promise<unknown>) =>
@@ -76,8 +67,7 @@ describe("a NUL character in a string is a 422 naming the field, on every surfac
     )
     expect(key).toMatch(/idempotency_key: Must not contain the NUL character/)
 
-    const balance = await call(server, `/api/v1/public/points/${client.id}`, { key: tenant.key })
-    expect(balance.body.balance).toBe(0)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 
   it("a deeply nested hostile body is walked without overflowing the stack", async () => {

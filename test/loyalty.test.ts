@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createClient, createProgram, createTenant, issueCard, timelineOf, useServer, type Tenant } from "./support/index.js"
 
 const server = useServer()
 
@@ -24,27 +24,12 @@ interface Card {
   created_at: string
 }
 
-const createProgram = async (tenant: Tenant, body: Record<string, unknown> = {}) => {
-  const res = await call(server, `${BASE}/programs`, {
-    key: tenant.key,
-    body: { name: "Cartão Café", stamps_required: 8, reward_description: "Um café grátis", ...body }
-  })
-  if (res.status !== 201) throw new Error(`create program: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as Program
-}
-
-const issueCard = async (tenant: Tenant, clientId: string, programId: string) => {
-  const res = await call(server, BASE, { key: tenant.key, body: { client_id: clientId, program_id: programId } })
-  if (res.status !== 201) throw new Error(`issue card: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as Card
-}
-
 /** A tenant with one client holding an empty card of a fresh program. */
 const cardSetup = async (program: Record<string, unknown> = {}) => {
   const tenant = await createTenant(server)
   const client = await createClient(server, tenant)
-  const prog = await createProgram(tenant, program)
-  const card = await issueCard(tenant, client.id, prog.id)
+  const prog = await createProgram(server, tenant, program)
+  const card = await issueCard(server, tenant, client.id, prog.id)
   return { tenant, client, program: prog, card }
 }
 
@@ -52,12 +37,6 @@ const stamp = (tenant: Tenant, cardId: string, body: Record<string, unknown> = {
   call(server, `${BASE}/${cardId}/stamp`, { key: tenant.key, body, headers })
 
 const cardsOf = async (tenant: Tenant, query = "") => (await call(server, `${BASE}${query}`, { key: tenant.key })).body as Card[]
-
-const timelineOf = async (tenant: Tenant, clientId: string, category: string) =>
-  (await call(server, `/api/v1/public/clients/${clientId}/timeline?category=${category}`, { key: tenant.key })).body as {
-    total: number
-    data: Array<{ type: string; title: string; description: string | null; points: number; metadata: Record<string, unknown> }>
-  }
 
 describe("loyalty card programs", () => {
   it("creates, lists (GET /loyalty-cards/programs is the programs list) and updates", async () => {
@@ -82,7 +61,7 @@ describe("loyalty card programs", () => {
       created_at: expect.stringMatching(ISO),
       updated_at: created.body.created_at
     })
-    const paused = await createProgram(tenant, { name: "Cartão Pão", active: false })
+    const paused = await createProgram(server, tenant, { name: "Cartão Pão", active: false })
 
     const all = await call(server, `${BASE}/programs`, { key: tenant.key })
     expect(all.status).toBe(200)
@@ -138,7 +117,7 @@ describe("loyalty card programs", () => {
       expect(res.status, JSON.stringify(body)).toBe(422)
       expect(res.body.detail).toContainEqual({ loc, msg: expect.any(String), type })
     }
-    const program = await createProgram(tenant)
+    const program = await createProgram(server, tenant)
     const patches: Array<[string, Record<string, unknown>, unknown[]]> = [
       [program.id, { stamps_required: 0 }, ["body", "stamps_required"]],
       [program.id, { extra: 1 }, ["body", "extra"]],
@@ -161,8 +140,8 @@ describe("issuing and listing loyalty cards", () => {
     const tenant = await createTenant(server)
     const maria = await createClient(server, tenant, { nome: "Maria" })
     const joao = await createClient(server, tenant, { nome: "João" })
-    const cafe = await createProgram(tenant)
-    const pao = await createProgram(tenant, { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão grátis" })
+    const cafe = await createProgram(server, tenant)
+    const pao = await createProgram(server, tenant, { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão grátis" })
 
     const issued = await call(server, BASE, { key: tenant.key, body: { client_id: maria.id, program_id: cafe.id } })
     expect(issued.status).toBe(201)
@@ -181,8 +160,8 @@ describe("issuing and listing loyalty cards", () => {
       created_at: expect.stringMatching(ISO),
       updated_at: issued.body.created_at
     })
-    const mariaPao = await issueCard(tenant, maria.id, pao.id)
-    const joaoCafe = await issueCard(tenant, joao.id, cafe.id)
+    const mariaPao = await issueCard(server, tenant, maria.id, pao.id)
+    const joaoCafe = await issueCard(server, tenant, joao.id, cafe.id)
     await stamp(tenant, mariaPao.id, { quantity: 5 })
 
     const all = await call(server, BASE, { key: tenant.key })
@@ -220,21 +199,21 @@ describe("issuing and listing loyalty cards", () => {
   it("refuses a second open card, an inactive program and another tenant's client or program", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    const program = await createProgram(tenant)
-    const card = await issueCard(tenant, client.id, program.id)
+    const program = await createProgram(server, tenant)
+    const card = await issueCard(server, tenant, client.id, program.id)
 
     const again = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: program.id } })
     expect(again.status).toBe(409)
     expect(again.body.detail).toEqual({ code: "CARD_ALREADY_ISSUED", message: expect.any(String) })
 
-    const paused = await createProgram(tenant, { active: false })
+    const paused = await createProgram(server, tenant, { active: false })
     const inactive = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: paused.id } })
     expect(inactive.status).toBe(409)
     expect(inactive.body.detail).toEqual({ code: "PROGRAM_INACTIVE", message: expect.any(String) })
 
     const other = await createTenant(server)
     const otherClient = await createClient(server, other)
-    const otherProgram = await createProgram(other)
+    const otherProgram = await createProgram(server, other)
     const foreignClient = await call(server, BASE, { key: tenant.key, body: { client_id: otherClient.id, program_id: program.id } })
     expect(foreignClient.status).toBe(404)
     expect(foreignClient.body).toEqual({ detail: `Client ${otherClient.id} not found` })
@@ -277,7 +256,7 @@ describe("stamp_loyalty_card", () => {
     expect(listed).toMatchObject({ stamps: 4, max_stamps: 4, completed: true, status: "completed", claimed_at: null })
     expect((listed as unknown as { completed_at: string }).completed_at).toMatch(ISO)
 
-    const timeline = await timelineOf(tenant, client.id, "interaction")
+    const timeline = await timelineOf(server, tenant, client.id, "?category=interaction")
     expect(timeline.total).toBe(2)
     expect(timeline.data[0]).toMatchObject({
       type: "interaction",
@@ -301,7 +280,7 @@ describe("stamp_loyalty_card", () => {
     const again = await stamp(tenant, card.id)
     expect(again.status).toBe(409)
     expect(again.body.detail).toEqual({ code: "CARD_COMPLETED", message: expect.any(String) })
-    expect((await timelineOf(tenant, client.id, "interaction")).total).toBe(2)
+    expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(2)
   })
 
   it("refuses more stamps than the card still needs, stamping nothing", async () => {
@@ -348,7 +327,7 @@ describe("stamp_loyalty_card", () => {
       expect(res.body.detail).toContainEqual({ loc, msg: expect.any(String), type })
     }
     expect((await cardsOf(tenant))[0]!.stamps).toBe(0)
-    expect((await timelineOf(tenant, client.id, "interaction")).total).toBe(0)
+    expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(0)
   })
 })
 
@@ -371,7 +350,7 @@ describe("stamp_loyalty_card idempotency (X-Idempotency-Key)", () => {
       { loc: ["header", "X-Idempotency-Key"], msg: expect.stringMatching(/different request body/), type: "idempotency_key_reused" }
     ])
     expect((await cardsOf(tenant))[0]!.stamps).toBe(2)
-    expect((await timelineOf(tenant, client.id, "interaction")).total).toBe(1)
+    expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(1)
 
     // The key is per operation body: the default quantity fingerprints like an explicit 1.
     const implicit = await stamp(tenant, card.id, {}, { "x-idempotency-key": "visit-2" })
@@ -399,7 +378,7 @@ describe("concurrency", () => {
     expect(ok.map((r) => r.body.stamps).toSorted((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     expect(ok.filter((r) => r.body.completed)).toHaveLength(1)
     expect((await cardsOf(tenant))[0]).toMatchObject({ stamps: 8, max_stamps: 8, status: "completed" })
-    expect((await timelineOf(tenant, client.id, "interaction")).total).toBe(8)
+    expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(8)
   })
 })
 
@@ -448,7 +427,7 @@ describe("claiming a completed card's reward", () => {
     const next = claimed.body.next_card as Card
     expect(next.id).not.toBe(card.id)
 
-    const rewards = await timelineOf(tenant, client.id, "reward")
+    const rewards = await timelineOf(server, tenant, client.id, "?category=reward")
     expect(rewards.total).toBe(1)
     expect(rewards.data[0]).toMatchObject({
       type: "reward",
@@ -479,7 +458,7 @@ describe("claiming a completed card's reward", () => {
     ])
     const duplicate = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: program.id } })
     expect(duplicate.body.detail.code).toBe("CARD_ALREADY_ISSUED")
-    expect((await timelineOf(tenant, client.id, "reward")).total).toBe(1)
+    expect((await timelineOf(server, tenant, client.id, "?category=reward")).total).toBe(1)
   })
 
   it("gives a new stamps_required to later cards only, and opens no next card for an inactive program", async () => {
@@ -514,7 +493,7 @@ describe("claiming a completed card's reward", () => {
     const refused = results.filter((r) => r.status !== 200)
     expect(refused.map((r) => [r.status, r.body.detail.code])).toEqual(Array.from({ length: 4 }, () => [409, "CARD_ALREADY_CLAIMED"]))
     expect((await cardsOf(tenant)).map((c) => c.status)).toEqual(["active", "claimed"])
-    expect((await timelineOf(tenant, client.id, "reward")).total).toBe(1)
+    expect((await timelineOf(server, tenant, client.id, "?category=reward")).total).toBe(1)
   })
 
   it("answers 404 for another tenant's card and 422 for a malformed id", async () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createTenant, useServer, type Tenant } from "./support/index.js"
-import { COMPANY_TOOLS } from "./support/spec.js"
+import { call, connectMcp, createClient, createProgram, createTenant, issueCard, useServer } from "./support/index.js"
+import { COMPANY_TOOLS } from "../packages/mcp/test/spec.js"
 
 const server = useServer()
 
@@ -19,24 +19,14 @@ const connect = async (key: string) => {
   return { client, tools: tools.map((tool) => tool.name).toSorted() }
 }
 
-/** REST seeding for what no spec tool creates; each call costs one request of the key's budget. */
-const seed = async <T = any>(tenant: Tenant, path: string, body: unknown): Promise<T> => {
-  const res = await call(server, `/api/v1/public${path}`, { key: tenant.key, body })
-  if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as T
-}
-
 describe("every company tool through the SDK client, on seeded data", () => {
   it("lists the spec's 25 tools and answers each with its documented structure", async () => {
     // Budget (60 a minute per key): 3 REST seeds + connect (2) + list (1) + 25 calls.
     const tenant = await createTenant(server)
     const other = await createClient(server, tenant, { nome: "Bruno Lima" })
-    const program = await seed(tenant, "/loyalty-cards/programs", {
-      name: "Cartão Café",
-      stamps_required: 5,
-      reward_description: "Um café grátis"
-    })
-    const card = await seed(tenant, "/loyalty-cards", { client_id: other.id, program_id: program.id })
+    // REST seeding for what no spec tool creates; each call costs one request of the key's budget.
+    const program = await createProgram(server, tenant, { name: "Cartão Café", stamps_required: 5, reward_description: "Um café grátis" })
+    const card = await issueCard(server, tenant, other.id, program.id)
 
     const { client, tools } = await connect(tenant.key)
     const results = new Map<string, CallToolResult>()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { connectMcp, createTenant, startServer, useServer, type TestServer } from "./support/index.js"
-import { COMPANY_TOOLS } from "./support/spec.js"
+import { COMPANY_TOOLS } from "../packages/mcp/test/spec.js"
 
 const server = useServer()
 

@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { call, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createProduct, createTenant, useServer } from "./support/index.js"
 
 const server = useServer()
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-
-const createProduct = async (tenant: Tenant, body: Record<string, unknown>) => {
-  const res = await call(server, "/api/v1/public/products", { key: tenant.key, body: { points_cost: 100, ...body } })
-  if (res.status !== 201) throw new Error(`create product: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as { id: string; name: string; updated_at: string }
-}
 
 const create = (body: Record<string, unknown>) => ({ body: { name: "X", points_cost: 10, ...body } })
 const put = (body: Record<string, unknown>) => ({ method: "PUT", body })
@@ -77,11 +71,11 @@ describe("create_product and products.get", () => {
 describe("list_products", () => {
   it("lists available products by name as a bare array, with filters", async () => {
     const tenant = await createTenant(server)
-    await createProduct(tenant, { name: "Suco de laranja", category: "Bebidas", description: "Natural, 300 ml" })
-    await createProduct(tenant, { name: "café", category: "bebidas", stock: 3 })
-    await createProduct(tenant, { name: "Brownie", category: "doces", description: "Com nozes" })
-    await createProduct(tenant, { name: "Esgotado", category: "doces", stock: 0 })
-    await createProduct(tenant, { name: "Inativo", category: "bebidas", active: false })
+    await createProduct(server, tenant, { name: "Suco de laranja", category: "Bebidas", description: "Natural, 300 ml" })
+    await createProduct(server, tenant, { name: "café", category: "bebidas", points_cost: 100, stock: 3 })
+    await createProduct(server, tenant, { name: "Brownie", category: "doces", description: "Com nozes" })
+    await createProduct(server, tenant, { name: "Esgotado", category: "doces", stock: 0 })
+    await createProduct(server, tenant, { name: "Inativo", category: "bebidas", active: false })
 
     const all = await call(server, "/api/v1/public/products", { key: tenant.key })
     expect(all.status).toBe(200)
@@ -122,7 +116,7 @@ describe("list_products", () => {
   it("is an empty array for a new empresa and never shows another empresa's products", async () => {
     const tenant = await createTenant(server)
     const other = await createTenant(server)
-    await createProduct(other, { name: "Alheio" })
+    await createProduct(server, other, { name: "Alheio" })
     const res = await call(server, "/api/v1/public/products?include_unavailable=true", { key: tenant.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual([])
@@ -132,7 +126,7 @@ describe("list_products", () => {
 describe("update_product (PUT, partial)", () => {
   it("changes the fields sent, keeps the others, and clears with null", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant, {
+    const product = await createProduct(server, tenant, {
       name: "Café",
       description: "Coado",
       image_url: "https://cdn.example.com/cafe.jpg",
@@ -201,7 +195,7 @@ describe("tenant isolation", () => {
   it("answers 404 for another empresa's product and for an unknown id, changing nothing", async () => {
     const tenant = await createTenant(server)
     const other = await createTenant(server)
-    const theirs = await createProduct(other, { name: "Deles", stock: 5 })
+    const theirs = await createProduct(server, other, { name: "Deles", stock: 5 })
     const unknown = "00000000-0000-4000-8000-000000000000"
     for (const id of [theirs.id, unknown]) {
       const get = await call(server, `/api/v1/public/products/${id}`, { key: tenant.key })
@@ -219,7 +213,7 @@ describe("tenant isolation", () => {
 describe("invalid input", () => {
   it("is a 422 naming each bad field, and changes nothing", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant, { name: "Original", stock: 5 })
+    const product = await createProduct(server, tenant, { name: "Original", stock: 5 })
     const productPath = `/api/v1/public/products/${product.id}`
     const cases: Array<[string, Parameters<typeof call>[2], unknown[], unknown]> = [
       ["/api/v1/public/products", { body: { points_cost: 10 } }, ["body", "name"], "missing"],

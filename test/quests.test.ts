@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createQuest, createTenant, useServer, type Tenant } from "./support/index.js"
 
 const server = useServer()
 
@@ -126,9 +126,9 @@ describe("create_quest and update_quest", () => {
 
   it("updates only the fields sent; research replaces the questions", async () => {
     const tenant = await createTenant(server)
-    const created = await create(tenant, CUSTOM)
+    const created = await createQuest(server, tenant, CUSTOM)
     const research = { fields: [{ id: "geral", type: "rating", label: "Nota geral", required: true, min: 0, max: 10 }] }
-    const res = await update(tenant, created.body.id, {
+    const res = await update(tenant, created.id, {
       name: "Cardápio de verão",
       research,
       valid_until: "2031-06-30T23:59:59.000Z",
@@ -136,19 +136,19 @@ describe("create_quest and update_quest", () => {
     })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
-      ...created.body,
+      ...created,
       name: "Cardápio de verão",
       research,
       valid_until: "2031-06-30T23:59:59.000Z",
       cta_review_on_promoter: true,
       updated_at: expect.stringMatching(ISO)
     })
-    const cleared = await update(tenant, created.body.id, { valid_until: null, active: false })
+    const cleared = await update(tenant, created.id, { valid_until: null, active: false })
     expect(cleared.body).toMatchObject({ valid_until: null, active: false, name: "Cardápio de verão" })
-    const same = await update(tenant, created.body.id, {})
+    const same = await update(tenant, created.id, {})
     expect(same.status).toBe(200)
     expect(same.body).toEqual(cleared.body)
-    expect((await list(tenant)).find((q) => q["id"] === created.body.id)).toEqual(cleared.body)
+    expect((await list(tenant)).find((q) => q["id"] === created.id)).toEqual(cleared.body)
   })
 
   it("the default survey may be renamed, unpublished or paused", async () => {
@@ -168,17 +168,17 @@ describe("create_quest and update_quest", () => {
 
   it("answers 404 for another tenant's quest and for an unknown id", async () => {
     const owner = await createTenant(server)
-    const custom = await create(owner, CUSTOM)
+    const custom = await createQuest(server, owner, CUSTOM)
     const [standard] = await list(owner)
     const other = await createTenant(server)
-    for (const id of [custom.body.id, standard!["id"]]) {
+    for (const id of [custom.id, standard!["id"]]) {
       const res = await update(other, id, { name: "Invadida" })
       expect(res.status).toBe(404)
       expect(res.body).toEqual({ detail: expect.any(String) })
     }
     expect((await update(owner, "00000000-0000-4000-8000-000000000000", { name: "X" })).status).toBe(404)
     expect((await list(other)).map((q) => q["is_default"])).toEqual([true])
-    expect((await list(owner)).find((q) => q["id"] === custom.body.id)).toEqual(custom.body)
+    expect((await list(owner)).find((q) => q["id"] === custom.id)).toEqual(custom)
   })
 })
 
@@ -215,7 +215,7 @@ describe("the default survey is locked (409 DEFAULT_SURVEY_LOCKED)", () => {
 describe("invalid input changes nothing and gets the documented 422 shape", () => {
   it("names each bad field with its location", async () => {
     const tenant = await createTenant(server)
-    const custom = await create(tenant, CUSTOM)
+    const custom = await createQuest(server, tenant, CUSTOM)
     const before = await list(tenant)
     const rating = { id: "nota", type: "rating", label: "Nota", min: 1, max: 5 }
     const withFields = (...fields: unknown[]) => ({ ...CUSTOM, research: { fields } })
@@ -247,7 +247,7 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     ]
     const anyType = expect.any(String)
     for (const [method, body, loc, type] of cases) {
-      const res = method === "POST" ? await create(tenant, body) : await update(tenant, custom.body.id, body)
+      const res = method === "POST" ? await create(tenant, body) : await update(tenant, custom.id, body)
       expect(res.status, `${method} ${JSON.stringify(body)}`).toBe(422)
       expect(res.body.detail).toContainEqual({ loc, msg: expect.any(String), type: type ?? anyType })
     }

@@ -1,15 +1,8 @@
 import { request } from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, createTenant, startServer, type TestServer } from "./support/index.js"
+import { describe, expect, it } from "vitest"
+import { call, createTenant, startServer, useServer, type TestServer } from "./support/index.js"
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server?.stop()
-})
+const server = useServer()
 
 const MiB = 1024 * 1024
 const LIMIT_DETAIL = "Request body exceeds the limit of 1048576 bytes"

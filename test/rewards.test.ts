@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it } from "vitest"
-import { call, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createProduct, createReward, createTenant, useServer, type ApiRecord } from "./support/index.js"
 
 const server = useServer()
 
@@ -8,31 +8,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const NEXT_YEAR = new Date(Date.now() + 365 * 86_400_000).toISOString()
 
-interface ProductBody {
-  id: string
-  name: string
-  description: string | null
-  image_url: string | null
-  category: string | null
+/** The product these rewards point at: every field of its summary set. */
+const ESPRESSO = {
+  description: "Expresso duplo",
+  image_url: "https://cdn.example.com/expresso.jpg",
+  category: "bebidas"
 }
 
-const createProduct = async (tenant: Tenant, body: Record<string, unknown> = {}) => {
-  const res = await call(server, "/api/v1/public/products", {
-    key: tenant.key,
-    body: {
-      name: "Café expresso",
-      description: "Expresso duplo",
-      image_url: "https://cdn.example.com/expresso.jpg",
-      category: "bebidas",
-      points_cost: 120,
-      ...body
-    }
-  })
-  if (res.status !== 201) throw new Error(`create product: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as ProductBody
-}
-
-const summaryOf = ({ id, name, description, image_url, category }: ProductBody) => ({
+const summaryOf = ({ id, name, description, image_url, category }: ApiRecord) => ({
   id,
   name,
   description,
@@ -40,18 +23,12 @@ const summaryOf = ({ id, name, description, image_url, category }: ProductBody) 
   category
 })
 
-const createReward = async (tenant: Tenant, body: Record<string, unknown>) => {
-  const res = await call(server, "/api/v1/public/rewards", { key: tenant.key, body })
-  if (res.status !== 201) throw new Error(`create reward: ${res.status} ${JSON.stringify(res.body)}`)
-  return res.body as { id: string; expires_at: string | null; updated_at: string }
-}
-
 const patch = (body: Record<string, unknown>) => ({ method: "PATCH", body })
 
 describe("rewards.create and rewards.get", () => {
   it("creates with every field, nesting the product summary", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant)
+    const product = await createProduct(server, tenant, ESPRESSO)
     const res = await call(server, "/api/v1/public/rewards", {
       key: tenant.key,
       body: {
@@ -85,7 +62,7 @@ describe("rewards.create and rewards.get", () => {
 
   it("defaults to the product's points cost and no limits", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant, { points_cost: 80 })
+    const product = await createProduct(server, tenant, { ...ESPRESSO, points_cost: 80 })
     const res = await call(server, "/api/v1/public/rewards", { key: tenant.key, body: { product_id: product.id } })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({
@@ -102,7 +79,7 @@ describe("rewards.create and rewards.get", () => {
 
   it("accepts an inactive product, and the reward is then unavailable", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant, { active: false })
+    const product = await createProduct(server, tenant, { ...ESPRESSO, active: false })
     const res = await call(server, "/api/v1/public/rewards", { key: tenant.key, body: { product_id: product.id } })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ active: true, available: false })
@@ -112,16 +89,16 @@ describe("rewards.create and rewards.get", () => {
 describe("list_rewards", () => {
   it("lists redeemable rewards newest first as a bare array; include_unavailable lists all", async () => {
     const tenant = await createTenant(server)
-    const coffee = await createProduct(tenant, { name: "Café" })
-    const cake = await createProduct(tenant, { name: "Bolo", description: null, image_url: null, category: null })
-    const retired = await createProduct(tenant, { name: "Antigo" })
-    const unlimited = await createReward(tenant, { product_id: coffee.id })
-    const limited = await createReward(tenant, { product_id: cake.id, stock: 3, expires_at: NEXT_YEAR, per_user_limit: 1 })
-    const soldOut = await createReward(tenant, { product_id: coffee.id, stock: 0 })
-    const inactive = await createReward(tenant, { product_id: cake.id, active: false })
-    const ofRetired = await createReward(tenant, { product_id: retired.id })
+    const coffee = await createProduct(server, tenant, { ...ESPRESSO, name: "Café" })
+    const cake = await createProduct(server, tenant, { name: "Bolo", description: null, image_url: null, category: null })
+    const retired = await createProduct(server, tenant, { ...ESPRESSO, name: "Antigo" })
+    const unlimited = await createReward(server, tenant, { product_id: coffee.id })
+    const limited = await createReward(server, tenant, { product_id: cake.id, stock: 3, expires_at: NEXT_YEAR, per_user_limit: 1 })
+    const soldOut = await createReward(server, tenant, { product_id: coffee.id, stock: 0 })
+    const inactive = await createReward(server, tenant, { product_id: cake.id, active: false })
+    const ofRetired = await createReward(server, tenant, { product_id: retired.id })
     await call(server, `/api/v1/public/products/${retired.id}`, { key: tenant.key, method: "PUT", body: { active: false } })
-    const expiring = await createReward(tenant, {
+    const expiring = await createReward(server, tenant, {
       product_id: coffee.id,
       expires_at: new Date(Date.now() + 2500).toISOString()
     })
@@ -166,8 +143,8 @@ describe("list_rewards", () => {
   it("never shows another empresa's rewards", async () => {
     const tenant = await createTenant(server)
     const other = await createTenant(server)
-    const theirs = await createProduct(other)
-    await createReward(other, { product_id: theirs.id })
+    const theirs = await createProduct(server, other, ESPRESSO)
+    await createReward(server, other, { product_id: theirs.id })
     const res = await call(server, "/api/v1/public/rewards?include_unavailable=true", { key: tenant.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual([])
@@ -181,8 +158,8 @@ describe("list_rewards", () => {
 describe("rewards.update (PATCH)", () => {
   it("changes the fields sent, keeps the others, and clears with null", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant)
-    const reward = await createReward(tenant, {
+    const product = await createProduct(server, tenant, ESPRESSO)
+    const reward = await createReward(server, tenant, {
       product_id: product.id,
       pontos_necessarios: 100,
       cashback_value: 1,
@@ -239,8 +216,8 @@ describe("tenant isolation", () => {
   it("answers 404 for another empresa's product and reward ids, changing nothing", async () => {
     const tenant = await createTenant(server)
     const other = await createTenant(server)
-    const theirProduct = await createProduct(other)
-    const theirReward = await createReward(other, { product_id: theirProduct.id, stock: 5 })
+    const theirProduct = await createProduct(server, other, ESPRESSO)
+    const theirReward = await createReward(server, other, { product_id: theirProduct.id, stock: 5 })
     const unknown = "00000000-0000-4000-8000-000000000000"
 
     for (const productId of [theirProduct.id, unknown]) {
@@ -270,8 +247,8 @@ describe("tenant isolation", () => {
 describe("invalid input", () => {
   it("is a 422 naming each bad field, and changes nothing", async () => {
     const tenant = await createTenant(server)
-    const product = await createProduct(tenant)
-    const reward = await createReward(tenant, { product_id: product.id, stock: 5 })
+    const product = await createProduct(server, tenant, ESPRESSO)
+    const reward = await createReward(server, tenant, { product_id: product.id, stock: 5 })
     const past = new Date(Date.now() - 60_000).toISOString()
     const create = (body: Record<string, unknown>) => ({ body: { product_id: product.id, ...body } })
     const rewardPath = `/api/v1/public/rewards/${reward.id}`

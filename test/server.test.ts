@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { call, createClient, createTenant, startServer, useServer } from "./support/index.js"
-import { WRITTEN_OPERATIONS } from "./support/spec.js"
+import { WRITTEN_OPERATIONS } from "../packages/mcp/test/spec.js"
 
 const server = useServer()
 

@@ -1,29 +1,20 @@
 import { createFidelisClient } from "@fidelis/core/client"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { TRPCClientError } from "@trpc/client"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
-import { call, connectMcp, createClient, createTenant, type Tenant, useServer } from "./support/index.js"
+import { balanceOf, call, createClient, creditPoints, useMcp, useServer, useTenant } from "./support/index.js"
 
 const server = useServer()
-let tenant: Tenant
-let mcp: Client
-
-beforeAll(async () => {
-  tenant = await createTenant(server)
-  mcp = await connectMcp(server, tenant.key)
-})
-afterAll(async () => {
-  await mcp?.close()
-})
+const tenant = useTenant(server)
+const mcp = useMcp(server, tenant)
 
 const cli = (...args: string[]) => fidelis([...args, "--url", server.url, "--api-key", tenant.key])
 
 describe("one procedure, four surfaces", () => {
   it("get_points_balance answers identically over REST, tRPC, MCP tools/call and the CLI", async () => {
     const client = await createClient(server, tenant)
-    await call(server, "/api/v1/public/points/credit", { key: tenant.key, body: { client_id: client.id, points: 33 } })
+    await creditPoints(server, tenant, client.id, 33)
     const expected = { client_id: client.id, balance: 33, empresa_id: tenant.empresa.id }
 
     const rest = await call(server, `/api/v1/public/points/${client.id}`, { key: tenant.key })
@@ -63,7 +54,6 @@ describe("one procedure, four surfaces", () => {
     expect(shell.stderr.trim().split("\n")).toHaveLength(1)
     expect(shell.stderr).toMatch(/body\.points.*\(422\)/)
 
-    const balance = await call(server, `/api/v1/public/points/${client.id}`, { key: tenant.key })
-    expect(balance.body.balance).toBe(0)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createClient, createTenant, useServer } from "./support/index.js"
+import { call, claimCard, createClient, createProgram, createTenant, creditPoints, generateCoupon, issueCard, stampCard, useServer } from "./support/index.js"
 
 const server = useServer()
 
@@ -8,11 +8,7 @@ describe("get_client_timeline", () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
     for (const [points, source] of [[10, "purchase"], [20, "referral"], [30, "survey"]] as const) {
-      const res = await call(server, "/api/v1/public/points/credit", {
-        key: tenant.key,
-        body: { client_id: client.id, points, source, description: `credit ${points}` }
-      })
-      expect(res.status).toBe(200)
+      await creditPoints(server, tenant, client.id, points, { source, description: `credit ${points}` })
     }
     const all = await call(server, `/api/v1/public/clients/${client.id}/timeline`, { key: tenant.key })
     expect(all.status).toBe(200)
@@ -70,22 +66,13 @@ describe("a client's timeline after a scripted sequence", () => {
   it("lists exactly the credit, coupon, stamps and claim, newest first, with signs and metadata, paged", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    const ok = async (path: string, body: unknown, status = 200) => {
-      const res = await call(server, path, { key: tenant.key, body })
-      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(status)
-      return res.body
-    }
-    await ok("/api/v1/public/points/credit", { client_id: client.id, points: 100, description: "Compra #1" })
-    const coupon = await ok("/api/v1/public/coupons/generate", { client_id: client.id, points: 40 }, 201)
-    const program = await ok(
-      "/api/v1/public/loyalty-cards/programs",
-      { name: "Café", stamps_required: 2, reward_description: "Um café grátis" },
-      201
-    )
-    const card = await ok("/api/v1/public/loyalty-cards", { client_id: client.id, program_id: program.id }, 201)
-    await ok(`/api/v1/public/loyalty-cards/${card.id}/stamp`, {})
-    await ok(`/api/v1/public/loyalty-cards/${card.id}/stamp`, {})
-    await ok(`/api/v1/public/loyalty-cards/${card.id}/claim`, {})
+    await creditPoints(server, tenant, client.id, 100, { description: "Compra #1" })
+    const coupon = await generateCoupon(server, tenant, { client_id: client.id, points: 40 })
+    const program = await createProgram(server, tenant, { name: "Café", stamps_required: 2, reward_description: "Um café grátis" })
+    const card = await issueCard(server, tenant, client.id, program.id)
+    await stampCard(server, tenant, card.id)
+    await stampCard(server, tenant, card.id)
+    await claimCard(server, tenant, card.id)
 
     const timeline = await call(server, `/api/v1/public/clients/${client.id}/timeline`, { key: tenant.key })
     expect(timeline.body.total).toBe(5)

@@ -1,5 +1,6 @@
 export * from "./database.js"
+export * from "./fixtures.js"
 export * from "./http.js"
 export * from "./server.js"
 export * from "./mcp.js"
-export * from "./use-server.js"
+export * from "./hooks.js"

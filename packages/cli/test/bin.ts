@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { expect } from "vitest"
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
 
@@ -45,6 +46,13 @@ export const fidelis = (args: ReadonlyArray<string>, env: Record<string, string>
   })
   child.stdin?.end(input)
   return collect(child, timeoutMs)
+}
+
+/** The parsed `--json` output of a command that succeeded: exit 0 and nothing on stderr. */
+export const json = <T>(outcome: Outcome): T => {
+  expect(outcome.stderr).toBe("")
+  expect(outcome.code).toBe(0)
+  return JSON.parse(outcome.stdout) as T
 }
 
 /** Starts a TypeScript fixture as its own process (the embedded database is locked per process). */

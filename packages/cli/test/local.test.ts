@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { fidelis, startFixture, type Outcome } from "./bin.js"
+import { fidelis, json, startFixture, type Outcome } from "./bin.js"
 
 // One persistent embedded database for the file: consecutive invocations share its data.
 const dataDir = mkdtempSync(join(tmpdir(), "fidelis-cli-"))
@@ -10,12 +10,6 @@ const env = { FIDELIS_DATA_DIR: dataDir }
 const run = (...args: string[]) => fidelis(args, env)
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-
-const json = <T>(outcome: Outcome): T => {
-  expect(outcome.stderr).toBe("")
-  expect(outcome.code).toBe(0)
-  return JSON.parse(outcome.stdout) as T
-}
 
 /** Failures are exactly one line on stderr, no stack trace. */
 const failure = (outcome: Outcome) => {

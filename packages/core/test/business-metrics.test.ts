@@ -2,12 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
-import { Empresas } from "../src/empresas/service.js"
 import { ClientBehaviorReport } from "../src/metrics/business/client-behavior.js"
 import { LoyaltyCardMetricsReport } from "../src/metrics/business/loyalty-cards.js"
 import { MetricsOverviewReport } from "../src/metrics/business/overview.js"
-import { TestCore } from "./support.js"
-
+import { newEmpresa, TestCore } from "./support.js"
 
 /*
  * Every fact is placed at a local wall time in São Paulo, which has been UTC-3 all year since
@@ -32,14 +30,8 @@ const weekLabel = (daysAgo: number) => {
   return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10)
 }
 
-const newEmpresa = (name: string) =>
-  Empresas.create({
-    name,
-    id_name: `bm-${Math.random().toString(36).slice(2, 10)}`,
-    plan: "free",
-    api_access: true,
-    settings: { timezone: "America/Sao_Paulo" }
-  })
+/** Every empresa here names its zone, so the dataset's local times do not lean on the default. */
+const SAO_PAULO = { timezone: "America/Sao_Paulo" }
 
 interface ClientFields {
   readonly created_at?: string
@@ -131,7 +123,7 @@ const insertLedger = (empresaId: string, clientId: string, kind: string, points:
  * Diego has no card. T-1 22:00 local is 01:00 UTC of day T: it belongs to day T-1 here.
  */
 const loyaltyDataset = Effect.gen(function* () {
-  const empresa = yield* newEmpresa("Cafeteria")
+  const empresa = yield* newEmpresa({ name: "Cafeteria", settings: SAO_PAULO })
   const ana = yield* insertClient(empresa.id, "Ana")
   const bruno = yield* insertClient(empresa.id, "Bruno")
   const carla = yield* insertClient(empresa.id, "Carla")
@@ -270,7 +262,7 @@ layer(TestCore, { timeout: 60_000 })("LoyaltyCardMetricsReport.get", (it) => {
   it.effect("answers zeros for an empresa without cards, and 404 for another empresa's program", () =>
     Effect.gen(function* () {
       const { cafe } = yield* loyaltyDataset
-      const empty = yield* newEmpresa("Vazia")
+      const empty = yield* newEmpresa({ name: "Vazia", settings: SAO_PAULO })
       const metrics = yield* LoyaltyCardMetricsReport.get(empty.id, { days: 3, group_by: "day" })
       expect(metrics).toEqual({
         avg_days_to_complete: null,
@@ -298,7 +290,7 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
   it.effect("counts clients, points, coupons and redemptions in the window and open now", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* newEmpresa("Mercado")
+      const empresa = yield* newEmpresa({ name: "Mercado", settings: SAO_PAULO })
       // Clients: created T-40, T-3, earlier today, T-7 23:00 (just before the window), T-50.
       const ana = yield* insertClient(empresa.id, "Ana", { created_at: local(40), balance: 100 })
       const bruno = yield* insertClient(empresa.id, "Bruno", { created_at: local(3), balance: 50 })
@@ -369,7 +361,7 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
   it.effect("counts a client active when any of its events falls in the window", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* newEmpresa("Feira")
+      const empresa = yield* newEmpresa({ name: "Feira", settings: SAO_PAULO })
       // days=7 starts at local midnight 6 days ago; days=30 at local midnight 29 days ago.
       const start = local(6, 0)
       const justBefore = new Date(Date.parse(start) - 1).toISOString()
@@ -392,7 +384,7 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         VALUES (${empresa.id}, ${fabio.id}, 'purchase', 'test', ${local(2)}),
                (${empresa.id}, ${fabio.id}, 'purchase', 'test', ${justBefore})`
       // Elisa did nothing; a client of another empresa was active today.
-      const other = yield* newEmpresa("Outra feira")
+      const other = yield* newEmpresa({ name: "Outra feira", settings: SAO_PAULO })
       const stranger = yield* insertClient(other.id, "Gil")
       yield* insertEvent(other.id, stranger.id, earlierToday)
 
@@ -405,7 +397,7 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
   it.effect("keeps a client's latest activity when an older event commits after a newer one", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* newEmpresa("Concorrida")
+      const empresa = yield* newEmpresa({ name: "Concorrida", settings: SAO_PAULO })
       const ana = yield* insertClient(empresa.id, "Ana")
       // On real Postgres the older event's transaction waits for the newer one's lock on Ana's
       // activity, then must not move it back; PGlite, one connection, runs them in turn.
@@ -428,7 +420,7 @@ layer(TestCore, { timeout: 60_000 })("ClientBehaviorReport.get", (it) => {
   it.effect("aggregates one client's window, with visits on local days", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* newEmpresa("Padaria")
+      const empresa = yield* newEmpresa({ name: "Padaria", settings: SAO_PAULO })
       const xavier = yield* insertClient(empresa.id, "Xavier", { created_at: local(60), balance: 150, total_earned: 170, total_spent: 20 })
       const other = yield* insertClient(empresa.id, "Yara")
       // Points: T-5 10:00 and 18:00 (one local day), T-1 22:00 and 23:00 (01:00 and 02:00 UTC of day T), T-9.
@@ -500,7 +492,7 @@ layer(TestCore, { timeout: 60_000 })("ClientBehaviorReport.get", (it) => {
         loyalty: { stamps: 0, cards_completed: 0, open_cards: 0, rewards_to_claim: 0 }
       })
 
-      const stranger = yield* newEmpresa("Outra")
+      const stranger = yield* newEmpresa({ name: "Outra", settings: SAO_PAULO })
       const foreign = yield* Effect.either(ClientBehaviorReport.get(stranger.id, { client_id: xavier.id, days: 7 }))
       expect(Either.isLeft(foreign) && foreign.left).toMatchObject({ _tag: "NotFound", resource: "Client" })
     })

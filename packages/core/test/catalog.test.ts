@@ -1,23 +1,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { Empresas } from "../src/empresas/service.js"
 import { Products } from "../src/products/service.js"
 import { Rewards } from "../src/rewards/service.js"
-import { TestCore } from "./support.js"
-
-
-const newEmpresa = Effect.suspend(() =>
-  Empresas.create({
-    name: "Catalog",
-    id_name: `catalog-${Math.random().toString(36).slice(2, 10)}`,
-    plan: "free",
-    api_access: true,
-    settings: {}
-  })
-)
-
-const newProduct = (empresaId: string, stock: number | null) =>
-  Products.create(empresaId, { name: "Café", points_cost: 100, stock, active: true })
+import { newEmpresa, newProduct, TestCore } from "./support.js"
 
 const refusal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.either(effect), (result) => (Either.isLeft(result) ? result.left : undefined))
@@ -25,8 +10,8 @@ const refusal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)", (it) => {
   it.effect("Products.takeStock never oversells under concurrent takers", () =>
     Effect.gen(function* () {
-      const empresa = yield* newEmpresa
-      const product = yield* newProduct(empresa.id, 5)
+      const empresa = yield* newEmpresa()
+      const product = yield* newProduct(empresa.id, { stock: 5 })
       const results = yield* Effect.all(
         Array.from({ length: 12 }, () => Effect.either(Products.takeStock(empresa.id, product.id, 1))),
         { concurrency: "unbounded" }
@@ -41,22 +26,22 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
 
   it.effect("Products.takeStock refuses more than is left, changing nothing, and leaves unlimited stock unlimited", () =>
     Effect.gen(function* () {
-      const empresa = yield* newEmpresa
-      const product = yield* newProduct(empresa.id, 2)
+      const empresa = yield* newEmpresa()
+      const product = yield* newProduct(empresa.id, { stock: 2 })
       const tooMany = yield* refusal(Products.takeStock(empresa.id, product.id, 3))
       expect(tooMany).toMatchObject({ _tag: "Conflict", code: "OUT_OF_STOCK", message: "Café has 2 left; 3 requested" })
       expect((yield* Products.takeStock(empresa.id, product.id, 2)).stock).toBe(0)
 
-      const unlimited = yield* newProduct(empresa.id, null)
+      const unlimited = yield* newProduct(empresa.id, { stock: null })
       expect((yield* Products.takeStock(empresa.id, unlimited.id, 1000)).stock).toBeNull()
     })
   )
 
   it.effect("Products.takeStock of another empresa's product is NotFound", () =>
     Effect.gen(function* () {
-      const empresa = yield* newEmpresa
-      const other = yield* newEmpresa
-      const theirs = yield* newProduct(other.id, 5)
+      const empresa = yield* newEmpresa()
+      const other = yield* newEmpresa()
+      const theirs = yield* newProduct(other.id, { stock: 5 })
       expect(yield* refusal(Products.takeStock(empresa.id, theirs.id, 1))).toMatchObject({ _tag: "NotFound", resource: "Product" })
       expect((yield* Products.get(other.id, theirs.id)).stock).toBe(5)
     })
@@ -64,8 +49,8 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
 
   it.effect("Rewards.takeStock never oversells, leaves unlimited unlimited, and is tenant-scoped", () =>
     Effect.gen(function* () {
-      const empresa = yield* newEmpresa
-      const product = yield* newProduct(empresa.id, null)
+      const empresa = yield* newEmpresa()
+      const product = yield* newProduct(empresa.id, { stock: null })
       const reward = yield* Rewards.create(empresa.id, { product_id: product.id, stock: 3, active: true })
       const results = yield* Effect.all(
         Array.from({ length: 8 }, () => Effect.either(Rewards.takeStock(empresa.id, reward.id, 1))),
@@ -80,7 +65,7 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
       const taken = yield* Rewards.takeStock(empresa.id, unlimited.id, 50)
       expect(taken).toMatchObject({ stock: null, product: { id: product.id, name: "Café" } })
 
-      const other = yield* newEmpresa
+      const other = yield* newEmpresa()
       expect(yield* refusal(Rewards.takeStock(other.id, unlimited.id, 1))).toMatchObject({ _tag: "NotFound", resource: "Reward" })
     })
   )

@@ -1,25 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { Clients } from "../src/clients/service.js"
 import { Coupons } from "../src/coupons/service.js"
-import { Empresas } from "../src/empresas/service.js"
 import { Points } from "../src/points/service.js"
-import { TestCore } from "./support.js"
-
+import { newClient, newEmpresa, TestCore } from "./support.js"
 
 layer(TestCore, { timeout: 60_000 })("Coupons.sweep", (it) => {
   it.effect("persists the expiry of overdue active coupons only, and leaves their points spent", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* Empresas.create({
-        name: "Sweep",
-        id_name: `sweep-${Math.random().toString(36).slice(2, 10)}`,
-        plan: "free",
-        api_access: true,
-        settings: {}
-      })
-      const client = yield* Clients.create(empresa.id, { nome: "Ana" })
+      const empresa = yield* newEmpresa()
+      const client = yield* newClient(empresa.id, "Ana")
       yield* Points.credit(empresa.id, { client_id: client.id, points: 30 })
       const overdue = yield* Coupons.generate(empresa.id, { client_id: client.id, points: 10 })
       const current = yield* Coupons.generate(empresa.id, { client_id: client.id, points: 10 })

@@ -1,17 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { Clients } from "../src/clients/service.js"
-import { Empresas } from "../src/empresas/service.js"
 import { EngagementMetrics } from "../src/metrics/engagement/service.js"
 import { Quests } from "../src/quests/service.js"
-import { TestCore } from "./support.js"
+import { customQuest, newClient, newEmpresa, TestCore } from "./support.js"
 
 /**
  * Each metric on a small dataset built by hand at controlled instants; the expected numbers are
  * worked out in the comments, never by the SQL under test.
  */
-
 
 const SAO_PAULO = "America/Sao_Paulo"
 const HOUR = 3_600_000
@@ -49,25 +46,6 @@ const busyPeriods = (m: { responses_by_period: ReadonlyArray<{ period: string; r
 
 // --- fixtures ---------------------------------------------------------------------------------
 
-const newEmpresa = (settings: { timezone?: string } = {}) =>
-  Effect.flatMap(Empresas, (empresas) =>
-    empresas.create({
-      name: "Métricas",
-      id_name: `eng-${Math.random().toString(36).slice(2, 10)}`,
-      plan: "free",
-      api_access: true,
-      settings
-    })
-  )
-
-const newClient = (empresaId: string, nome: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const client = yield* Clients.create(empresaId, { nome })
-    const [row] = yield* sql<{ user_id: string }>`SELECT user_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${client.id}`
-    return { id: client.id, userId: row!.user_id, nome }
-  })
-
 type Person = Effect.Effect.Success<ReturnType<typeof newClient>>
 
 interface ReferralFact {
@@ -100,15 +78,10 @@ const insertCampaign = (empresaId: string, name: string, startsAt: string, endsA
 
 const newQuest = (empresaId: string, name: string) =>
   Effect.map(
-    Quests.create(empresaId, {
-      name,
-      description: "",
-      survey_type: "custom",
-      research: { fields: [{ id: "csat", type: "rating", label: "Nota", required: true, min: 1, max: 5 }] },
-      cta_review_on_promoter: false,
-      is_public: true,
-      active: true
-    }),
+    Quests.create(
+      empresaId,
+      customQuest(name, { research: { fields: [{ id: "csat", type: "rating", label: "Nota", required: true, min: 1, max: 5 }] } })
+    ),
     (quest) => quest.id
   )
 
@@ -497,7 +470,7 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       const yesterdayUtc = new Date(started - DAY).toISOString().slice(0, 10)
       const lateEvening = `${yesterdayUtc}T01:00:00.000Z`
       const paulista = yield* newEmpresa()
-      const londrina = yield* newEmpresa({ timezone: "UTC" })
+      const londrina = yield* newEmpresa({ settings: { timezone: "UTC" } })
       for (const empresa of [paulista, londrina]) {
         const quest = yield* newQuest(empresa.id, "Pesquisa")
         yield* insertResponse(empresa.id, quest, { csat: 4, nps: 9, at: lateEvening })

@@ -3,25 +3,13 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Ref } from "effect"
 import { Conflict } from "../src/errors.js"
 import { Idempotency } from "../src/idempotency/service.js"
-import { Empresas } from "../src/empresas/service.js"
-import { TestCore } from "./support.js"
-
-
-const newEmpresa = Effect.flatMap(Empresas, (empresas) =>
-  empresas.create({
-    name: "Idem",
-    id_name: `idem-${Math.random().toString(36).slice(2, 10)}`,
-    plan: "free",
-    api_access: true,
-    settings: {}
-  })
-)
+import { newEmpresa, TestCore } from "./support.js"
 
 layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
   it.effect("runs the effect once and replays the stored value for the same request", () =>
     Effect.gen(function* () {
       const idempotency = yield* Idempotency
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
       const runs = yield* Ref.make(0)
       const effect = Ref.updateAndGet(runs, (n) => n + 1).pipe(Effect.map((n) => ({ run: n })))
       const call = { empresaId: empresa.id, operation: "test", key: "k1", request: { a: 1, b: [1, 2] } }
@@ -37,7 +25,7 @@ layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
   it.effect("refuses the same key with another request, and runs every time without a key", () =>
     Effect.gen(function* () {
       const idempotency = yield* Idempotency
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
       const call = { empresaId: empresa.id, operation: "test", key: "k2", request: { a: 1 } }
       yield* idempotency.once(call, Effect.succeed(1))
       const reused = yield* Effect.either(idempotency.once({ ...call, request: { a: 2 } }, Effect.succeed(2)))
@@ -54,7 +42,7 @@ layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
     Effect.gen(function* () {
       const idempotency = yield* Idempotency
       const sql = yield* SqlClient.SqlClient
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
       const call = { empresaId: empresa.id, operation: "test", key: "k3", request: {} }
       const refused = new Conflict({ code: "OUT_OF_STOCK", message: "refused" })
       const failed = yield* Effect.either(

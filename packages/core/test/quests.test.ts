@@ -1,31 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Empresas } from "../src/empresas/service.js"
-import type { CreateQuestInput } from "../src/quests/contracts.js"
 import { Quests } from "../src/quests/service.js"
-import { TestCore } from "./support.js"
-
-
-const newEmpresa = Effect.flatMap(Empresas, (empresas) =>
-  empresas.create({
-    name: "Pesquisas",
-    id_name: `quest-${Math.random().toString(36).slice(2, 10)}`,
-    plan: "free",
-    api_access: true,
-    settings: {}
-  })
-)
-
-const custom = (name: string, overrides: Partial<CreateQuestInput> = {}): CreateQuestInput => ({
-  name,
-  description: "",
-  survey_type: "custom",
-  research: { fields: [{ id: "nota", type: "rating", label: "Nota", required: true, min: 1, max: 5 }] },
-  cta_review_on_promoter: false,
-  is_public: true,
-  active: true,
-  ...overrides
-})
+import { customQuest, newEmpresa, TestCore } from "./support.js"
 
 const idOf = (survey: Option.Option<{ readonly id: string }>) => Option.getOrThrow(survey).id
 
@@ -33,21 +9,21 @@ layer(TestCore, { timeout: 60_000 })("Quests.activeSurvey", (it) => {
   it.effect("serves the newest active, public, valid custom survey, else the default", () =>
     Effect.gen(function* () {
       const quests = yield* Quests
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
 
       // A fresh empresa gets its default on first need.
       const first = Option.getOrThrow(yield* quests.activeSurvey(empresa.id))
       expect(first).toMatchObject({ survey_type: "standard_csat_nps", is_default: true })
 
-      const older = yield* quests.create(empresa.id, custom("older"))
+      const older = yield* quests.create(empresa.id, customQuest("older"))
       expect(idOf(yield* quests.activeSurvey(empresa.id))).toBe(older.id)
-      const newer = yield* quests.create(empresa.id, custom("newer"))
+      const newer = yield* quests.create(empresa.id, customQuest("newer"))
       expect(idOf(yield* quests.activeSurvey(empresa.id))).toBe(newer.id)
 
       // Private, paused or expired surveys are never served.
-      yield* quests.create(empresa.id, custom("private", { is_public: false }))
-      yield* quests.create(empresa.id, custom("paused", { active: false }))
-      yield* quests.create(empresa.id, custom("expired", { valid_until: new Date(Date.now() - 1000).toISOString() }))
+      yield* quests.create(empresa.id, customQuest("private", { is_public: false }))
+      yield* quests.create(empresa.id, customQuest("paused", { active: false }))
+      yield* quests.create(empresa.id, customQuest("expired", { valid_until: new Date(Date.now() - 1000).toISOString() }))
       expect(idOf(yield* quests.activeSurvey(empresa.id))).toBe(newer.id)
 
       yield* quests.update(empresa.id, { quest_id: newer.id, active: false })
@@ -63,7 +39,7 @@ layer(TestCore, { timeout: 60_000 })("Quests.activeSurvey", (it) => {
   it.effect("ensureDefault creates the default exactly once", () =>
     Effect.gen(function* () {
       const quests = yield* Quests
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
       const ids = yield* Effect.all(
         Array.from({ length: 5 }, () => quests.ensureDefault(empresa.id).pipe(Effect.map((q) => q.id))),
         { concurrency: "unbounded" }

@@ -1,19 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { Empresas } from "../src/empresas/service.js"
 import { ReferralCampaigns } from "../src/referrals/campaigns.js"
-import { TestCore } from "./support.js"
-
-
-const newEmpresa = Effect.flatMap(Empresas, (empresas) =>
-  empresas.create({
-    name: "Campanhas",
-    id_name: `camp-${Math.random().toString(36).slice(2, 10)}`,
-    plan: "free",
-    api_access: true,
-    settings: {}
-  })
-)
+import { newEmpresa, TestCore } from "./support.js"
 
 const DAY = 86_400_000
 /** One base for the file, so equal offsets are equal instants. */
@@ -24,7 +12,7 @@ layer(TestCore, { timeout: 60_000 })("ReferralCampaigns.runningCampaign", (it) =
   it.effect("is the active campaign whose half-open window holds the instant, if any", () =>
     Effect.gen(function* () {
       const campaigns = yield* ReferralCampaigns
-      const empresa = yield* newEmpresa
+      const empresa = yield* newEmpresa()
       expect(Option.isNone(yield* campaigns.runningCampaign(empresa.id))).toBe(true)
 
       const campaign = (name: string, from: number, to: number | null, active = true) =>
@@ -50,7 +38,7 @@ layer(TestCore, { timeout: 60_000 })("ReferralCampaigns.runningCampaign", (it) =
       // Only the inactive campaign covers this instant.
       expect(Option.isNone(yield* campaigns.runningCampaign(empresa.id, at(-25)))).toBe(true)
 
-      const other = yield* newEmpresa
+      const other = yield* newEmpresa()
       expect(Option.isNone(yield* campaigns.runningCampaign(other.id))).toBe(true)
     })
   )

@@ -14,7 +14,7 @@ import { LogLevel } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { testDatabaseConfig } from "@fidelis/db/testing"
 import { createMcpHandler, SERVER_NAME, type McpHandler } from "../src/index.js"
-import { COMPANY_TOOLS } from "../../../test/support/spec.js"
+import { COMPANY_TOOLS } from "./spec.js"
 
 const ADMIN_KEY = "test-admin-key-0123456789"
 const URL_MCP = "http://localhost/mcp"
