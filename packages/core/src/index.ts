@@ -1,4 +1,4 @@
-export { ApiKeys } from "./auth/keys.js"
+export { ApiKeys } from "./auth/service.js"
 export { Empresas } from "./empresas/service.js"
 export { Quests } from "./quests/service.js"
 export { LOCAL_ADMIN, type Credentials, type Principal } from "./auth/principal.js"

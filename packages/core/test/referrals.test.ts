@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { Empresas } from "../src/empresas/service.js"
-import { ReferralCampaigns } from "../src/referrals/campaigns.js"
+import { ReferralCampaigns } from "../src/referrals/service.js"
 import { TestCore } from "./support.js"
 
 

@@ -12,6 +12,7 @@ const duplicate = (constraint: string) =>
 
 export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
   accessors: true,
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const authCache = yield* AuthCache

@@ -1,50 +1,8 @@
-import { SqlClient, type Statement } from "@effect/sql"
-import { Effect } from "effect"
-import { z } from "zod"
-import { settingsOf } from "../empresas/contracts.js"
-import { Empresas } from "../empresas/service.js"
+import type { SqlClient, Statement } from "@effect/sql"
+import type { GroupBy } from "./contracts.js"
+import type { Window } from "./service.js"
 
-/**
- * Shared by every analytic: the reporting window (`days` back from now) and its grouping, with
- * period boundaries in the empresa's own time zone (a "day" is a local calendar day).
- */
-
-export const Days = z.coerce.number().int().min(1).max(365).default(30).describe("Window: the last N days, 1 to 365 (default 30)")
-export const GroupBy = z.enum(["day", "week", "month"]).default("day").describe("Period of each series point: day, week or month")
-export type GroupBy = z.infer<typeof GroupBy>
-
-/**
- * The empresa's IANA time zone, from its settings. The empresa is the caller's own, so its absence
- * would be a bug, not a refusal the reports could document.
- */
-export const timezoneOf = (empresaId: string) =>
-  Empresas.get(empresaId).pipe(
-    Effect.catchTag("NotFound", Effect.die),
-    Effect.map((e) => settingsOf(e).timezone)
-  )
-
-export interface Window {
-  readonly timezone: string
-  readonly days: number
-  /** Start of the window: local midnight `days - 1` days ago, as an instant (ISO). */
-  readonly from: string
-  /** End of the window: now (ISO). */
-  readonly to: string
-}
-
-/**
- * The window `[local midnight (days - 1) days ago, now)`: "the last 7 days" includes today. Computed
- * by the database so it agrees with every `date_trunc` below.
- */
-export const windowOf = (empresaId: string, days: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const timezone = yield* timezoneOf(empresaId)
-    const [row] = yield* sql<{ from: string; to: string }>`
-      SELECT (date_trunc('day', now() AT TIME ZONE ${timezone}) - make_interval(days => ${days - 1})) AT TIME ZONE ${timezone} AS "from",
-             now() AS "to"`
-    return { timezone, days, from: row!.from, to: row!.to } satisfies Window
-  })
+/** The SQL every analytic shares to place its facts in the window's local calendar periods. */
 
 /** `date_trunc` of an instant column to its local period start (a local timestamp). */
 export const periodStart = (sql: SqlClient.SqlClient, column: Statement.Fragment, groupBy: GroupBy, timezone: string) =>

@@ -2,7 +2,8 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { windowOf, withinWindow } from "../periods.js"
+import { withinWindow } from "../periods.js"
+import { Metrics } from "../service.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
 
 type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
@@ -13,11 +14,13 @@ type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
  */
 export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()("core/ClientBehaviorReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
 
     const get = Effect.fn("ClientBehavior.get")(function* (empresaId: string, input: ClientBehaviorInput) {
-      const window = yield* windowOf(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
       const ofClient = sql`empresa_id = ${empresaId} AND client_id = ${input.client_id}`

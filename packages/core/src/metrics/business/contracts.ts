@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { Timestamp, Uuid } from "../../contracts.js"
-import { Days, GroupBy } from "../periods.js"
+import { Days, GroupBy } from "../contracts.js"
 
 const EXAMPLE = {
   clientId: "18e80772-42c3-4276-ae21-37f63b69427a",

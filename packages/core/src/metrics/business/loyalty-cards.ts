@@ -2,7 +2,8 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { periodLabel, periodSeries, windowOf, withinWindow } from "../periods.js"
+import { periodLabel, periodSeries, withinWindow } from "../periods.js"
+import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
 
 const TOP_CLIENTS = 10
@@ -15,8 +16,10 @@ type CardCounts = Omit<LoyaltyCardMetrics, "period_days" | "program_id" | "progr
  */
 export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsReport>()("core/LoyaltyCardMetricsReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
 
     const programName = (empresaId: string, programId: string) =>
       Effect.flatMap(
@@ -27,7 +30,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
     const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: string, input: LoyaltyCardMetricsInput) {
       const programId = input.program_id ?? null
       const name = programId === null ? null : yield* programName(empresaId, programId)
-      const window = yield* windowOf(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
       const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)

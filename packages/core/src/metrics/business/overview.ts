@@ -1,7 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { windowOf, withinWindow } from "../periods.js"
+import { withinWindow } from "../periods.js"
+import { Metrics } from "../service.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
 
 /**
@@ -20,13 +21,15 @@ type Facts = Pick<MetricsOverview, "clients" | "points" | "coupons" | "redemptio
  */
 export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>()("core/MetricsOverviewReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
     const couponClosing = sql.literal(COUPON_CLOSING)
     const redemptionClosing = sql.literal(REDEMPTION_CLOSING)
 
     const get = Effect.fn("MetricsOverview.get")(function* (empresaId: string, input: MetricsOverviewInput) {
-      const window = yield* windowOf(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
       const created = within(sql`created_at`)
 

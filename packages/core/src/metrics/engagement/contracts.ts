@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { Timestamp, Uuid } from "../../contracts.js"
-import { Days, GroupBy } from "../periods.js"
+import { Days, GroupBy } from "../contracts.js"
 
 /**
  * Engagement analytics: referrals, surveys (quests) and NFC-e invoices. Conventions shared by

@@ -1,5 +1,7 @@
 import type { SqlClient, Statement } from "@effect/sql"
-import { type GroupBy, periodLabel, periodSeries, type Window } from "../periods.js"
+import type { GroupBy } from "../contracts.js"
+import { periodLabel, periodSeries } from "../periods.js"
+import type { Window } from "../service.js"
 
 export interface Rollup {
   readonly window: Window

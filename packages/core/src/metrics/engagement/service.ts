@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { Empresas } from "../../empresas/service.js"
 import { NotFound } from "../../errors.js"
-import { periodStart, windowOf, type Window } from "../periods.js"
+import { periodStart } from "../periods.js"
+import { Metrics, type Window } from "../service.js"
 import type {
   NfceMetrics,
   NfceMetricsInput,
@@ -41,14 +41,11 @@ type Counts<K extends string> = Record<K, number>
 
 export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core/EngagementMetrics", {
   accessors: true,
-  dependencies: [Empresas.Default],
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const empresas = yield* Empresas
+    const metrics = yield* Metrics
     const lit = sql.literal
-
-    const windowFor = (empresaId: string, days: number) =>
-      windowOf(empresaId, days).pipe(Effect.provideService(Empresas, empresas), Effect.provideService(SqlClient.SqlClient, sql))
 
     /** The window's half-open range on an instant column: the (empresa_id, column) indexes serve it. */
     const inWindow = (column: string, window: Window) => sql`${sql(column)} >= ${window.from} AND ${sql(column)} < ${window.to}`
@@ -68,7 +65,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         if (client === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
         clientName = client.nome
       }
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const cohort = sql`
         empresa_id = ${empresaId} AND ${inWindow("created_at", window)}
         ${clientId !== null ? sql`AND referrer_client_id = ${clientId}` : sql``}`
@@ -117,7 +114,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * paid) at completed_at, so each period shows that period's activity.
      */
     const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: string, input: ReferralMetricsInput) {
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const events = sql`
         SELECT created_at AS at, 1 AS made, 0 AS completed, 0 AS bonus, campaign_id
         FROM referrals WHERE empresa_id = ${empresaId} AND ${inWindow("created_at", window)}
@@ -167,7 +164,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         if (quest === undefined) return yield* new NotFound({ resource: "Quest", id: questId })
         questName = quest.name
       }
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       type Row = Counts<
         | "responses"
         | "csat_responses"
@@ -247,7 +244,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
 
     /** Invoices count in the period they were scanned; money and points only once completed. */
     const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: string, input: NfceMetricsInput) {
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const scanned = sql`empresa_id = ${empresaId} AND ${inWindow("created_at", window)}`
       type Row = Counts<"scanned" | "processing" | "completed" | "failed" | "total_valor" | "points_credited" | "conversion_rate"> & {
         avg_ticket: number | null

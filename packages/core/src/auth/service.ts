@@ -70,6 +70,7 @@ interface ApiKeyRow {
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
   accessors: true,
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* Config
