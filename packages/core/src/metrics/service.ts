@@ -13,6 +13,14 @@ export interface Window {
   readonly to: string
 }
 
+/** The window as every response echoes it, so a reader knows exactly what was counted. */
+export const echoOf = (window: Window) => ({
+  period_days: window.days,
+  from: window.from,
+  to: window.to,
+  timezone: window.timezone
+})
+
 /**
  * What every analytic starts from: its reporting window, with period boundaries in the empresa's
  * own time zone (a "day" is a local calendar day).

@@ -1,9 +1,9 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { withinWindow } from "../periods.js"
-import { Metrics } from "../service.js"
+import { inWindow } from "../periods.js"
+import { echoOf, Metrics } from "../service.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
 
 type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
@@ -21,7 +21,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
 
     const get = Effect.fn("ClientBehavior.get")(function* (empresaId: string, input: ClientBehaviorInput) {
       const window = yield* metrics.window(empresaId, input.days)
-      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
+      const within = inWindow(sql, window)
       const created = within(sql`created_at`)
       const ofClient = sql`empresa_id = ${empresaId} AND client_id = ${input.client_id}`
 
@@ -59,7 +59,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
            FROM loyalty_cards WHERE ${ofClient}) k
         WHERE c.empresa_id = ${empresaId} AND c.id = ${input.client_id}`
       if (facts === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
-      return { ...facts, period_days: window.days, from: window.from, to: window.to, timezone: window.timezone } satisfies ClientBehavior
+      return { ...facts, ...echoOf(window) } satisfies ClientBehavior
     })
 
     return sqlErrorsAsDefects({ get })

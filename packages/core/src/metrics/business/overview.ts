@@ -1,8 +1,8 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { withinWindow } from "../periods.js"
-import { Metrics } from "../service.js"
+import { inWindow } from "../periods.js"
+import { echoOf, Metrics } from "../service.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
 
 /**
@@ -30,7 +30,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
 
     const get = Effect.fn("MetricsOverview.get")(function* (empresaId: string, input: MetricsOverviewInput) {
       const window = yield* metrics.window(empresaId, input.days)
-      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
+      const within = inWindow(sql, window)
       const created = within(sql`created_at`)
 
       // Active clients: those with a timeline event in the window (every action writes one,
@@ -75,10 +75,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
           (SELECT count(*) AS pending FROM redemptions
            WHERE empresa_id = ${empresaId} AND ${redemptionClosing} > ${window.to} AND status = 'pending') ro`
       return {
-        period_days: window.days,
-        from: window.from,
-        to: window.to,
-        timezone: window.timezone,
+        ...echoOf(window),
         ...facts!
       } satisfies MetricsOverview
     })
