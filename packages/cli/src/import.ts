@@ -29,7 +29,7 @@ interface RowResult {
 const usage = (message: string) => new CommandFailed(message, ExitCode.Usage)
 
 /** Data rows numbered by their line in the file (the header is line 1), as a spreadsheet shows them. */
-export const readClientsCsv = (file: string): ImportRow[] => {
+const readClientsCsv = (file: string): ImportRow[] => {
   let text: string
   try {
     text = readFileSync(file, "utf8")

@@ -29,7 +29,7 @@ export type Client = z.infer<typeof Client>
 
 export const ClientPage = paginated(Client)
 
-export const ClientSort = z
+const ClientSort = z
   .enum(["created_at", "-created_at", "nome", "-nome", "pontos", "-pontos"])
   .default("-created_at")
   .describe("Field to sort by; a leading '-' sorts descending")
@@ -79,7 +79,7 @@ export const ImportClientsInput = z.strictObject({
 })
 export type ImportClientsInput = z.infer<typeof ImportClientsInput>
 
-export const ImportRowStatus = z
+const ImportRowStatus = z
   .enum(["created", "skipped", "invalid"])
   .describe("created: a new client (in a dry run: would be); skipped: a client with this email or CPF already exists, or an earlier row of the batch has it; invalid: see errors")
 

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { JsonNumber, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 
-export const CouponStatus = z
+const CouponStatus = z
   .enum(["active", "used", "expired", "cancelled"])
   .describe("active (can be used), used, expired (past expires_at; points stay spent) or cancelled (points refunded)")
 

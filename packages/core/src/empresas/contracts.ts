@@ -33,7 +33,7 @@ export const EmpresaSettings = z.strictObject({
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
 /** What an empresa that never set a value gets; the one place core's defaults live. */
-export const DEFAULT_SETTINGS = {
+const DEFAULT_SETTINGS = {
   timezone: "America/Sao_Paulo",
   /** BRL per point: one centavo, so 100 points = R$ 1,00. */
   point_value: 0.01,

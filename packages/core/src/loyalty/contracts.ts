@@ -71,7 +71,7 @@ export type UpdateProgramInput = z.infer<typeof UpdateProgramInput>
 
 // Cards (progress rows issued to clients)
 
-export const CardStatus = z
+const CardStatus = z
   .enum(["active", "completed", "claimed"])
   .describe("active: collecting stamps; completed: all stamps, reward not yet claimed; claimed: reward given")
 

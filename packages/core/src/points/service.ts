@@ -6,7 +6,7 @@ import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
 
 /** A spend, and the timeline event that tells the client what the points bought. */
-export interface Debit {
+interface Debit {
   readonly clientId: string
   readonly points: number
   readonly source: string

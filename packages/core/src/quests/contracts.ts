@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Flag, Timestamp, Uuid } from "../contracts.js"
 
-export const SurveyType = z
+const SurveyType = z
   .enum(["standard_csat_nps", "custom"])
   .describe("standard_csat_nps: the empresa's default CSAT + NPS survey; custom: fields chosen by the empresa")
 
@@ -15,7 +15,7 @@ const fieldText = {
   required: Flag.default(false).describe("Whether a response must answer it; default false")
 }
 
-export const RatingField = z
+const RatingField = z
   .strictObject({
     id: FieldId,
     type: z.literal("rating"),
@@ -26,12 +26,12 @@ export const RatingField = z
   .refine((f) => f.min < f.max, { message: "max must be greater than min", path: ["max"] })
   .describe("A whole-number score from min to max")
 
-export const TextField = z.strictObject({ id: FieldId, type: z.literal("text"), ...fieldText }).describe("Free text")
+const TextField = z.strictObject({ id: FieldId, type: z.literal("text"), ...fieldText }).describe("Free text")
 
 export const ResearchField = z.discriminatedUnion("type", [RatingField, TextField])
 export type ResearchField = z.infer<typeof ResearchField>
 
-export const Research = z
+const Research = z
   .strictObject({
     fields: z
       .array(ResearchField)

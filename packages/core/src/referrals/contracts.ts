@@ -4,7 +4,7 @@ import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
 const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
 const Instant = z.iso.datetime({ offset: true })
 
-export const CampaignStatus = z
+const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])
   .describe(
     "inactive: switched off; ended: past ends_at; scheduled: active, starts_at still ahead; running: active and now within the window (the campaign referrals earn)"

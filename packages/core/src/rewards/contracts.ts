@@ -2,7 +2,7 @@ import { z } from "zod"
 import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
 import { Money, Stock } from "../products/contracts.js"
 
-export const RewardProduct = z
+const RewardProduct = z
   .object({
     id: Uuid,
     name: z.string(),

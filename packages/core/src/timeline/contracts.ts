@@ -1,9 +1,11 @@
 import { z } from "zod"
 import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 
+/** The four timeline categories of spec section 6. */
 export const EventType = z.enum(["purchase", "reward", "referral", "interaction"])
+export type EventType = z.infer<typeof EventType>
 
-export const TimelineItem = z
+const TimelineItem = z
   .object({
     id: Uuid,
     type: EventType,

@@ -1,8 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-
-/** The four timeline categories of spec section 6. */
-export type EventType = "purchase" | "reward" | "referral" | "interaction"
+import type { EventType } from "./contracts.js"
 
 export interface ActivityEvent {
   readonly empresaId: string

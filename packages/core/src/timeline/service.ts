@@ -3,11 +3,11 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { pageOf } from "../contracts.js"
 import { NotFound } from "../errors.js"
-import type { TimelineInput } from "./contracts.js"
+import type { EventType, TimelineInput } from "./contracts.js"
 
 interface Row {
   readonly id: string
-  readonly type: "purchase" | "reward" | "referral" | "interaction"
+  readonly type: EventType
   readonly title: string
   readonly description: string | null
   readonly points: number

@@ -32,7 +32,7 @@ export const LoyaltyCardMetricsInput = z.strictObject({
 })
 export type LoyaltyCardMetricsInput = z.infer<typeof LoyaltyCardMetricsInput>
 
-export const LoyaltyStampsByPeriod = z
+const LoyaltyStampsByPeriod = z
   .object({
     period: z.string().describe("Local start of the period: YYYY-MM-DD for a day or a week (its Monday), YYYY-MM for a month"),
     stamps: Count.default(0).describe("Stamps given in the period (sum of each stamp's quantity)"),
@@ -40,7 +40,7 @@ export const LoyaltyStampsByPeriod = z
   })
   .meta({ title: "LoyaltyStampsByPeriod" })
 
-export const LoyaltyTopClient = z
+const LoyaltyTopClient = z
   .object({
     client_id: Uuid,
     name: z.string().describe("Client's name"),

@@ -42,7 +42,7 @@ export const ReferralPerformanceInput = z.strictObject({
 })
 export type ReferralPerformanceInput = z.infer<typeof ReferralPerformanceInput>
 
-export const TopReferrer = z.object({
+const TopReferrer = z.object({
   client_id: Uuid.describe("The referrer client"),
   name: z.string().describe("The client's name (nome)"),
   referrals: Count.describe("Referrals this client made in the window"),
@@ -95,14 +95,14 @@ export type ReferralPerformance = z.infer<typeof ReferralPerformance>
 export const ReferralMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
 export type ReferralMetricsInput = z.infer<typeof ReferralMetricsInput>
 
-export const ReferralPeriod = z.object({
+const ReferralPeriod = z.object({
   period: PeriodLabel,
   referrals: Count.describe("Referrals made in the period"),
   completed: Count.describe("Referrals completed in the period (whenever they were made)"),
   bonus_points: Count.describe("Bonus points paid in the period (referrer + referred bonus of the referrals completed in it)")
 })
 
-export const ReferralCampaignBreakdown = z.object({
+const ReferralCampaignBreakdown = z.object({
   campaign_id: Uuid,
   name: z.string(),
   referrals: Count.describe("Referrals made in the window attributed to this campaign"),
@@ -171,14 +171,14 @@ const NpsScore = z
   .nullable()
   .describe("Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; null without NPS answers")
 
-export const QuestPeriod = z.object({
+const QuestPeriod = z.object({
   period: PeriodLabel,
   responses: Count.describe("Responses submitted in the period"),
   csat_avg: CsatAverage,
   nps: NpsScore
 })
 
-export const CsatScoreCount = z.object({
+const CsatScoreCount = z.object({
   score: z.number().int().min(1).max(5).describe("CSAT score"),
   count: Count.describe("Responses with that score")
 })
@@ -245,7 +245,7 @@ export type QuestMetrics = z.infer<typeof QuestMetrics>
 export const NfceMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
 export type NfceMetricsInput = z.infer<typeof NfceMetricsInput>
 
-export const NfcePeriod = z.object({
+const NfcePeriod = z.object({
   period: PeriodLabel,
   scanned: Count.describe("Invoices scanned in the period"),
   completed: Count.describe("Of those, invoices processed and credited"),
