@@ -10,6 +10,7 @@ export {
   type RequestContextInit
 } from "./context.js"
 export * from "./errors.js"
+export * from "./ids.js"
 export { SCOPE_ERRORS, type ProcedureMeta, type Scope } from "./meta.js"
 export { DEFAULT_MAX_BODY_BYTES, MAX_BATCH_CALLS, readBody, withBodyLimit } from "./limits.js"
 export { INTERNAL_MESSAGE, problemOf, validationError, type Problem } from "./problem.js"

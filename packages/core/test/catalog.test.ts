@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { Empresas } from "../src/empresas/service.js"
+import type { EmpresaId } from "../src/ids.js"
 import { Products } from "../src/products/service.js"
 import { Rewards } from "../src/rewards/service.js"
 import { TestCore } from "./support.js"
@@ -16,7 +17,7 @@ const newEmpresa = Effect.suspend(() =>
   })
 )
 
-const newProduct = (empresaId: string, stock: number | null) =>
+const newProduct = (empresaId: EmpresaId, stock: number | null) =>
   Products.create(empresaId, { name: "Café", points_cost: 100, stock, active: true })
 
 const refusal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

@@ -3,6 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { Clients } from "../src/clients/service.js"
 import { Empresas } from "../src/empresas/service.js"
+import type { EmpresaId } from "../src/ids.js"
 import { EngagementMetrics } from "../src/metrics/engagement/service.js"
 import { Quests } from "../src/quests/service.js"
 import { TestCore } from "./support.js"
@@ -60,7 +61,7 @@ const newEmpresa = (settings: { timezone?: string } = {}) =>
     })
   )
 
-const newClient = (empresaId: string, nome: string) =>
+const newClient = (empresaId: EmpresaId, nome: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const client = yield* Clients.create(empresaId, { nome })
@@ -98,7 +99,7 @@ const insertCampaign = (empresaId: string, name: string, startsAt: string, endsA
       RETURNING id`.pipe(Effect.map(([row]) => row!.id))
   )
 
-const newQuest = (empresaId: string, name: string) =>
+const newQuest = (empresaId: EmpresaId, name: string) =>
   Effect.map(
     Quests.create(empresaId, {
       name,

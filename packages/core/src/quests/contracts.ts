@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { Flag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, Timestamp } from "../contracts.js"
+import { QuestId } from "../ids.js"
 
 const SurveyType = z
   .enum(["standard_csat_nps", "custom"])
@@ -52,7 +53,7 @@ const Research = z
 
 export const Quest = z
   .object({
-    id: Uuid,
+    id: QuestId,
     name: z.string(),
     description: z.string(),
     survey_type: SurveyType,
@@ -119,7 +120,7 @@ export type CreateQuestInput = z.infer<typeof CreateQuestInput>
  * validity and review flag are fixed (only its name, description, is_public and active change).
  */
 export const UpdateQuestInput = z.strictObject({
-  quest_id: Uuid.describe("Quest id"),
+  quest_id: QuestId.describe("Quest id"),
   name: Name.optional().describe("Survey title shown to respondents"),
   description: Description.optional().describe("Intro text shown to respondents"),
   research: Research.optional().describe("Replaces every question (custom surveys only)"),

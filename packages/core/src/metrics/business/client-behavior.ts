@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
+import type { EmpresaId } from "../../ids.js"
 import { inWindow } from "../periods.js"
 import { echoOf, Metrics } from "../service.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
@@ -19,7 +20,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
 
-    const get = Effect.fn("ClientBehavior.get")(function* (empresaId: string, input: ClientBehaviorInput) {
+    const get = Effect.fn("ClientBehavior.get")(function* (empresaId: EmpresaId, input: ClientBehaviorInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const within = inWindow(sql, window)
       const created = within(sql`created_at`)

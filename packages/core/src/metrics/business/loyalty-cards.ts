@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
+import type { EmpresaId, ProgramId } from "../../ids.js"
 import { inWindow, seriesWithTotal } from "../periods.js"
 import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
@@ -21,13 +22,13 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
 
-    const programName = (empresaId: string, programId: string) =>
+    const programName = (empresaId: EmpresaId, programId: ProgramId) =>
       Effect.flatMap(
         sql<{ name: string }>`SELECT name FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${programId}`,
         ([row]) => (row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name))
       )
 
-    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: string, input: LoyaltyCardMetricsInput) {
+    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
       const programId = input.program_id ?? null
       const name = programId === null ? null : yield* programName(empresaId, programId)
       const window = yield* metrics.window(empresaId, input.days)

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
+import type { EmpresaId } from "../../ids.js"
 import { inWindow } from "../periods.js"
 import { echoOf, Metrics } from "../service.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
@@ -28,7 +29,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
     const couponClosing = sql.literal(COUPON_CLOSING)
     const redemptionClosing = sql.literal(REDEMPTION_CLOSING)
 
-    const get = Effect.fn("MetricsOverview.get")(function* (empresaId: string, input: MetricsOverviewInput) {
+    const get = Effect.fn("MetricsOverview.get")(function* (empresaId: EmpresaId, input: MetricsOverviewInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const within = inWindow(sql, window)
       const created = within(sql`created_at`)

@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { Timestamp, Uuid } from "../../contracts.js"
+import { Timestamp } from "../../contracts.js"
+import { CampaignId, ClientId, QuestId } from "../../ids.js"
 import { Days, GroupBy } from "../contracts.js"
 
 /**
@@ -26,7 +27,7 @@ const groupByEcho = {
  * An optional id filter: absent or null means "all". Described on both levels: the REST document
  * reads the inner schema of a query parameter, MCP the outer one.
  */
-const OptionalId = (description: string) => Uuid.describe(description).nullish().describe(description)
+const OptionalId = <Id extends z.ZodType>(id: Id, description: string) => id.describe(description).nullish().describe(description)
 
 const PeriodLabel = z
   .string()
@@ -36,6 +37,7 @@ const PeriodLabel = z
 
 export const ReferralPerformanceInput = z.strictObject({
   client_id: OptionalId(
+    ClientId,
     "Only referrals made by this client (the referrer), a UUID; omit (or null) for the whole program. Another empresa's client: 404"
   ),
   days: Days
@@ -43,7 +45,7 @@ export const ReferralPerformanceInput = z.strictObject({
 export type ReferralPerformanceInput = z.infer<typeof ReferralPerformanceInput>
 
 const TopReferrer = z.object({
-  client_id: Uuid.describe("The referrer client"),
+  client_id: ClientId.describe("The referrer client"),
   name: z.string().describe("The client's name (nome)"),
   referrals: Count.describe("Referrals this client made in the window"),
   completed: Count.describe("Of those, how many have completed")
@@ -51,7 +53,7 @@ const TopReferrer = z.object({
 
 export const ReferralPerformance = z
   .object({
-    client_id: Uuid.nullable().describe("The referrer the figures are restricted to; null for the whole program"),
+    client_id: ClientId.nullable().describe("The referrer the figures are restricted to; null for the whole program"),
     client_name: z.string().nullable().describe("That client's name; null for the whole program"),
     ...windowEcho,
     referrals_made: Count.describe("Referrals made (created) in the window"),
@@ -103,7 +105,7 @@ const ReferralPeriod = z.object({
 })
 
 const ReferralCampaignBreakdown = z.object({
-  campaign_id: Uuid,
+  campaign_id: CampaignId,
   name: z.string(),
   referrals: Count.describe("Referrals made in the window attributed to this campaign"),
   completed: Count.describe("Referrals of this campaign completed in the window"),
@@ -159,7 +161,7 @@ export type ReferralMetrics = z.infer<typeof ReferralMetrics>
 // ---------------------------------------------------------------- quest (survey) metrics
 
 export const QuestMetricsInput = z.strictObject({
-  quest_id: OptionalId("Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"),
+  quest_id: OptionalId(QuestId, "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"),
   days: Days,
   group_by: GroupBy
 })
@@ -185,7 +187,7 @@ const CsatScoreCount = z.object({
 
 export const QuestMetrics = z
   .object({
-    quest_id: Uuid.nullable().describe("The quest the figures are restricted to; null for all quests"),
+    quest_id: QuestId.nullable().describe("The quest the figures are restricted to; null for all quests"),
     quest_name: z.string().nullable().describe("That quest's name; null for all quests"),
     ...windowEcho,
     ...groupByEcho,

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
+import type { EmpresaId } from "../../ids.js"
 import { inWindow, seriesWithTotal, type Within } from "../periods.js"
 import { echoOf, Metrics } from "../service.js"
 import type {
@@ -43,7 +44,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * and the conversion rate is a true ratio.
      */
     const referralPerformance = Effect.fn("EngagementMetrics.referralPerformance")(function* (
-      empresaId: string,
+      empresaId: EmpresaId,
       input: ReferralPerformanceInput
     ) {
       const clientId = input.client_id ?? null
@@ -102,7 +103,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * Counts each referral event when it happened: made at created_at, completed (and its bonus
      * paid) at completed_at, so each period shows that period's activity.
      */
-    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: string, input: ReferralMetricsInput) {
+    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: EmpresaId, input: ReferralMetricsInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const events = (within: Within) => sql`
         SELECT 1 AS made, 0 AS completed, 0 AS bonus, campaign_id
@@ -144,7 +145,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       } satisfies ReferralMetrics
     })
 
-    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (empresaId: string, input: QuestMetricsInput) {
+    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (empresaId: EmpresaId, input: QuestMetricsInput) {
       const questId = input.quest_id ?? null
       let questName: string | null = null
       if (questId !== null) {
@@ -229,7 +230,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
     })
 
     /** Invoices count in the period they were scanned; money and points only once completed. */
-    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: string, input: NfceMetricsInput) {
+    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: EmpresaId, input: NfceMetricsInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const scanned = (within: Within) => sql`empresa_id = ${empresaId} AND ${within(sql`created_at`)}`
       type Row = Counts<"scanned" | "processing" | "completed" | "failed" | "total_valor" | "points_credited" | "conversion_rate"> & {
