@@ -6,7 +6,7 @@
  * operation as a fraction of this.
  */
 import { SqlClient } from "@effect/sql"
-import { configFromEnv, makeRuntime, type CoreServices } from "@fidelis/core"
+import { configFromEnv, EmpresaId, makeRuntime, type CoreServices } from "@fidelis/core"
 import {
   ClientBehaviorInput,
   ClientBehaviorReport,
@@ -26,8 +26,9 @@ import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { toNodeHandler } from "srvx/node"
 
-const empresaId = process.env["BENCH_EMPRESA_ID"]
-if (!empresaId) throw new Error("BENCH_EMPRESA_ID is required")
+const benchEmpresa = process.env["BENCH_EMPRESA_ID"]
+if (!benchEmpresa) throw new Error("BENCH_EMPRESA_ID is required")
+const empresaId = EmpresaId.parse(benchEmpresa)
 
 const runtime = makeRuntime(configFromEnv(), { logLevel: LogLevel.None })
 const sql = await runtime.runPromise(SqlClient.SqlClient)

@@ -8,7 +8,7 @@
  *   Each step runs once: a re-run tops up only what is missing.
  */
 import { SqlClient } from "@effect/sql"
-import { configFromEnv, Empresas, makeRuntime, Quests } from "@fidelis/core"
+import { configFromEnv, Empresas, makeRuntime, Quests, type EmpresaId } from "@fidelis/core"
 import cliProgress from "cli-progress"
 import { Effect, LogLevel } from "effect"
 
@@ -215,7 +215,7 @@ const seedTimeline = (empresaId: string) =>
   })
 
 /** Survey answers over the year: mostly satisfied, a tail of detractors, some leaving a contact. */
-const seedSurveyResponses = (empresaId: string, size: SeedSize) =>
+const seedSurveyResponses = (empresaId: EmpresaId, size: SeedSize) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* Quests.ensureDefault(empresaId)
@@ -248,7 +248,7 @@ const seedSurveyResponses = (empresaId: string, size: SeedSize) =>
 export const seedLarge = (size: SeedSize = LARGE) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [existing] = yield* sql<{ id: string }>`SELECT id FROM empresas WHERE id_name = ${BENCH_SLUG}`
+    const [existing] = yield* sql<{ id: EmpresaId }>`SELECT id FROM empresas WHERE id_name = ${BENCH_SLUG}`
     const empresa =
       existing ??
       (yield* Empresas.create({

@@ -19,7 +19,7 @@ type Column = (typeof IMPORT_COLUMNS)[number]
 const usage = (message: string) => new CommandFailed(message, ExitCode.Usage)
 
 /** Data rows numbered by their line in the file (the header is line 1), as a spreadsheet shows them. */
-export const readClientsCsv = (file: string): ImportClientRow[] => {
+const readClientsCsv = (file: string): ImportClientRow[] => {
   let text: string
   try {
     text = readFileSync(file, "utf8")

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { ApiKeys } from "./auth/keys.js"
+import { ApiKeys } from "./auth/service.js"
 import { Clients } from "./clients/service.js"
 import { Empresas } from "./empresas/service.js"
 import { Points } from "./points/service.js"

@@ -1,4 +1,4 @@
-export { ApiKeys } from "./auth/keys.js"
+export { ApiKeys } from "./auth/service.js"
 export { Empresas } from "./empresas/service.js"
 export { Quests } from "./quests/service.js"
 export { LOCAL_ADMIN, type Credentials, type Principal } from "./auth/principal.js"
@@ -10,6 +10,7 @@ export {
   type RequestContextInit
 } from "./context.js"
 export * from "./errors.js"
+export * from "./ids.js"
 export { SCOPE_ERRORS, type ProcedureMeta, type Scope } from "./meta.js"
 export { DEFAULT_MAX_BODY_BYTES, MAX_BATCH_CALLS, readBody, withBodyLimit } from "./limits.js"
 export { INTERNAL_MESSAGE, problemOf, validationError, type Problem } from "./problem.js"

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server"
 import { isUnavailable } from "@fidelis/db"
 import { Cause, Chunk, Effect, Exit, Option } from "effect"
 import { ZodError } from "zod"
-import { ApiKeys, presentedKey } from "./auth/keys.js"
+import { ApiKeys, presentedKey } from "./auth/service.js"
 import type { Principal } from "./auth/principal.js"
 import { count, type Admission, type AdmittedKey } from "./auth/admission.js"
 import { Config } from "./config.js"
@@ -25,6 +25,7 @@ import {
 import type { ProcedureMeta } from "./meta.js"
 import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationError, validationIssues } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
+import type { EmpresaId } from "./ids.js"
 
 const t = initTRPC
   .context<RequestContext>()
@@ -243,7 +244,7 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: tr
  * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
  * A duplicate still in flight is refused with IDEMPOTENCY_IN_FLIGHT, which the procedure declares.
  */
-export const runIdempotent = async <A, E extends DomainError, C extends ProcedureContext & { readonly empresaId: string }>(
+export const runIdempotent = async <A, E extends DomainError, C extends ProcedureContext & { readonly empresaId: EmpresaId }>(
   ctx: C,
   operation: string,
   request: unknown,

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest"
 import { authEntries, type Authenticated } from "../src/auth/cache.js"
+import type { EmpresaId, KeyId } from "../src/ids.js"
 
-const grant = (keyId: string, empresaId = "e1"): Authenticated => ({
-  principal: { kind: "company", keyId, empresaId },
-  bucket: `key:${keyId}`,
-  keyId,
-  empresaId
-})
+const grant = (key: string, empresa = "e1"): Authenticated => {
+  const [keyId, empresaId] = [key as KeyId, empresa as EmpresaId]
+  return { principal: { kind: "company", keyId, empresaId }, bucket: `key:${keyId}`, keyId, empresaId }
+}
 
 /** A lookup as ApiKeys.authenticate makes one: note the epoch, read the database, then offer the result. */
 const lookup = (entries: ReturnType<typeof authEntries>, hash: string, value: Authenticated) => {

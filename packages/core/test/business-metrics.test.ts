@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Either } from "effect"
 import { randomUUID } from "node:crypto"
+import type { ClientId, ProgramId } from "../src/ids.js"
 import { ClientBehaviorReport } from "../src/metrics/business/client-behavior.js"
 import { LoyaltyCardMetricsReport } from "../src/metrics/business/loyalty-cards.js"
 import { MetricsOverviewReport } from "../src/metrics/business/overview.js"
@@ -42,7 +43,7 @@ interface ClientFields {
 
 const insertClient = (empresaId: string, nome: string, fields: ClientFields = {}) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string; user_id: string }>`
+    sql<{ id: ClientId; user_id: string }>`
       WITH u AS (
         INSERT INTO users (email, nome, referral_code)
         VALUES (${`${randomUUID()}@example.com`}, ${nome}, ${randomUUID().slice(0, 12)})
@@ -57,7 +58,7 @@ const insertClient = (empresaId: string, nome: string, fields: ClientFields = {}
 
 const insertProgram = (empresaId: string, name: string, stampsRequired: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string }>`
+    sql<{ id: ProgramId }>`
       INSERT INTO loyalty_programs (empresa_id, name, stamps_required, reward_description)
       VALUES (${empresaId}, ${name}, ${stampsRequired}, 'Um café') RETURNING id`.pipe(Effect.map(([row]) => row!.id))
   )

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either } from "effect"
+import type { EmpresaId } from "../src/ids.js"
 import { EngagementMetrics } from "../src/metrics/engagement/service.js"
 import { Quests } from "../src/quests/service.js"
 import { customQuest, newClient, newEmpresa, TestCore } from "./support.js"
@@ -76,7 +77,7 @@ const insertCampaign = (empresaId: string, name: string, startsAt: string, endsA
       RETURNING id`.pipe(Effect.map(([row]) => row!.id))
   )
 
-const newQuest = (empresaId: string, name: string) =>
+const newQuest = (empresaId: EmpresaId, name: string) =>
   Effect.map(
     Quests.create(
       empresaId,

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ReferralCampaigns } from "../src/referrals/campaigns.js"
+import { ReferralCampaigns } from "../src/referrals/service.js"
 import { newEmpresa, TestCore } from "./support.js"
 
 const DAY = 86_400_000

@@ -5,6 +5,7 @@ import { Clients } from "../src/clients/service.js"
 import { configFromEnv } from "../src/config.js"
 import type { EmpresaSettings } from "../src/empresas/contracts.js"
 import { Empresas } from "../src/empresas/service.js"
+import type { EmpresaId } from "../src/ids.js"
 import type { CreateProductInput } from "../src/products/contracts.js"
 import { Products } from "../src/products/service.js"
 import type { CreateQuestInput } from "../src/quests/contracts.js"
@@ -38,7 +39,7 @@ export const newEmpresa = (options: { readonly name?: string; readonly settings?
   )
 
 /** A client and the user behind it (referrals and invoices point at the user). */
-export const newClient = (empresaId: string, nome: string) =>
+export const newClient = (empresaId: EmpresaId, nome: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const client = yield* Clients.create(empresaId, { nome })
@@ -47,7 +48,7 @@ export const newClient = (empresaId: string, nome: string) =>
   })
 
 /** An active "Café" for 100 points, unlimited unless `fields` say otherwise. */
-export const newProduct = (empresaId: string, fields: Partial<CreateProductInput> = {}) =>
+export const newProduct = (empresaId: EmpresaId, fields: Partial<CreateProductInput> = {}) =>
   Products.create(empresaId, { name: "Café", points_cost: 100, active: true, ...fields })
 
 /** A custom survey's input: one required 1..5 rating, active and public, no review prompt. */

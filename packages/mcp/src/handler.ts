@@ -29,7 +29,7 @@ export interface McpHandlerOptions {
   readonly maxBodyBytes?: number
 }
 
-export interface McpRequestInit {
+interface McpRequestInit {
   readonly requestId: string
   /** Called with the cause of a 5xx, so the server logs it against the request id. */
   readonly onInternalError?: (error: unknown) => void

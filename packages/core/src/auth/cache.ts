@@ -4,6 +4,7 @@ import { listen, LISTENER_APPLICATION } from "@fidelis/db"
 import { Duration, Effect, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import { Config } from "../config.js"
+import type { EmpresaId, KeyId } from "../ids.js"
 import type { Principal } from "./principal.js"
 
 /** A successful authentication, as cached. */
@@ -11,8 +12,8 @@ export interface Authenticated {
   readonly principal: Principal
   /** The rate-limit budget it counts against. */
   readonly bucket: string
-  readonly keyId: string
-  readonly empresaId: string
+  readonly keyId: KeyId
+  readonly empresaId: EmpresaId
 }
 
 const CHANNEL = "fidelis_auth"
@@ -188,9 +189,9 @@ export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
       get: entries.get,
       put: entries.put,
       /** Wraps a key's revocation. */
-      keyChange: (keyId: string) => changing(`key:${keyId}`),
+      keyChange: (keyId: KeyId) => changing(`key:${keyId}`),
       /** Wraps a change of an empresa's plan or access. */
-      empresaChange: (empresaId: string) => changing(`empresa:${empresaId}`)
+      empresaChange: (empresaId: EmpresaId) => changing(`empresa:${empresaId}`)
     } as const
   })
 }) {}

@@ -1,12 +1,13 @@
 import { z } from "zod"
-import { Timestamp, Uuid } from "../contracts.js"
+import { Timestamp } from "../contracts.js"
+import { EmpresaId, KeyId } from "../ids.js"
 
 export const ApiKeyScope = z.enum(["empresa", "admin"]).describe("empresa: the company API and tools; admin: platform administration")
 export type ApiKeyScope = z.infer<typeof ApiKeyScope>
 
 export const ApiKeyRecord = z.object({
-  id: Uuid,
-  empresa_id: Uuid,
+  id: KeyId,
+  empresa_id: EmpresaId,
   name: z.string(),
   scope: ApiKeyScope,
   prefix: z.string().describe("First characters of the key, to recognise it without revealing it"),
@@ -36,10 +37,10 @@ export const ApiKeyCreated = ApiKeyRecord.extend({
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>
 
 export const CreateApiKeyInput = z.strictObject({
-  empresa_id: Uuid,
+  empresa_id: EmpresaId,
   name: z.string().trim().min(1).max(100).describe("Free text to recognise the key later"),
   scope: ApiKeyScope.default("empresa")
 })
 
-export const ListApiKeysInput = z.strictObject({ empresa_id: Uuid })
-export const RevokeApiKeyInput = z.strictObject({ key_id: Uuid })
+export const ListApiKeysInput = z.strictObject({ empresa_id: EmpresaId })
+export const RevokeApiKeyInput = z.strictObject({ key_id: KeyId })

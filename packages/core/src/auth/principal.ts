@@ -1,3 +1,5 @@
+import type { EmpresaId, KeyId } from "../ids.js"
+
 /** The request's credentials exactly as they arrived; core decides what they mean. */
 export interface Credentials {
   readonly apiKey?: string | null | undefined
@@ -6,8 +8,8 @@ export interface Credentials {
 
 /** Who is calling, once credentials are checked. */
 export type Principal =
-  | { readonly kind: "company"; readonly keyId: string; readonly empresaId: string }
+  | { readonly kind: "company"; readonly keyId: KeyId; readonly empresaId: EmpresaId }
   /** Platform staff: an admin-scope key, `FIDELIS_ADMIN_KEY`, or the in-process CLI. */
-  | { readonly kind: "admin"; readonly keyId: string | null; readonly via: "key" | "env" | "local" }
+  | { readonly kind: "admin"; readonly keyId: KeyId | null; readonly via: "key" | "env" | "local" }
 
 export const LOCAL_ADMIN: Principal = { kind: "admin", keyId: null, via: "local" }

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { adminProcedure, refuses, router, runEffect } from "../trpc.js"
 import { ApiKeyCreated, ApiKeyRecord, CreateApiKeyInput, ListApiKeysInput, RevokeApiKeyInput } from "./contracts.js"
-import { ApiKeys } from "./keys.js"
+import { ApiKeys } from "./service.js"
 
 const tags = ["API keys"]
 

@@ -1,9 +1,10 @@
 import { z } from "zod"
-import { Flag, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { Flag, PageQuery, Timestamp, paginated } from "../contracts.js"
 import { Cpf, Telefone } from "../documents.js"
+import { ClientId } from "../ids.js"
 
 export const Client = z.object({
-  id: Uuid,
+  id: ClientId,
   nome: z.string(),
   email: z.string().nullable().describe("Contact email; null when the client was created without one"),
   telefone: z.string().nullable().describe("International format, +55 + area code + number"),
@@ -29,7 +30,7 @@ export type Client = z.infer<typeof Client>
 
 export const ClientPage = paginated(Client)
 
-export const ClientSort = z
+const ClientSort = z
   .enum(["created_at", "-created_at", "nome", "-nome", "pontos", "-pontos"])
   .default("-created_at")
   .describe("Field to sort by; a leading '-' sorts descending")
@@ -41,7 +42,7 @@ export const ListClientsInput = z.strictObject({
 })
 export type ListClientsInput = z.infer<typeof ListClientsInput>
 
-export const ClientRef = z.strictObject({ client_id: Uuid.describe("Client id") })
+export const ClientRef = z.strictObject({ client_id: ClientId.describe("Client id") })
 
 export const CreateClientInput = z.strictObject({
   nome: z.string().trim().min(1).max(200).describe("Full name"),
@@ -82,14 +83,14 @@ export const ImportClientsInput = z.strictObject({
 })
 export type ImportClientsInput = z.infer<typeof ImportClientsInput>
 
-export const ImportRowStatus = z
+const ImportRowStatus = z
   .enum(["created", "skipped", "invalid"])
   .describe("created: a new client (in a dry run: would be); skipped: a client with this email or CPF already exists, or an earlier row of the batch has it; invalid: see errors")
 
 export const ImportRowResult = z.object({
   row: z.int().describe("The row number the caller sent"),
   status: ImportRowStatus,
-  client_id: Uuid.optional().describe("The new client's id (created, not in a dry run) or the existing one's (skipped)"),
+  client_id: ClientId.optional().describe("The new client's id (created, not in a dry run) or the existing one's (skipped)"),
   errors: z
     .array(z.object({ field: z.string().describe("nome, email, telefone or cpf"), msg: z.string() }))
     .optional()

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
+import type { ClientId, EmpresaId } from "../ids.js"
 import {
   CreateClientInput,
   IMPORT_COLUMNS,
@@ -53,7 +54,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(CLIENT_COLUMNS)
 
-    const list = Effect.fn("Clients.list")(function* (empresaId: string, input: ListClientsInput) {
+    const list = Effect.fn("Clients.list")(function* (empresaId: EmpresaId, input: ListClientsInput) {
       const term = input.search ? `%${escapeLike(input.search.toLowerCase())}%` : undefined
       const digits = input.search ? digitsOnly(input.search) : ""
       const digitTerm = digits.length >= 3 ? `%${digits}%` : undefined
@@ -74,7 +75,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       return pageOf(rows, count?.total ?? 0, input.page, input.per_page)
     })
 
-    const get = Effect.fn("Clients.get")(function* (empresaId: string, clientId: string) {
+    const get = Effect.fn("Clients.get")(function* (empresaId: EmpresaId, clientId: ClientId) {
       const [row] = yield* sql<Client>`SELECT ${columns} FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
       return row
@@ -84,7 +85,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
      * Links the person to this empresa. An email that already has an end-user account links that
      * account; without an email a technical login id is provisioned (design.md section 3).
      */
-    const create = Effect.fn("Clients.create")(function* (empresaId: string, input: CreateClientInput) {
+    const create = Effect.fn("Clients.create")(function* (empresaId: EmpresaId, input: CreateClientInput) {
       const login = loginOf(input.email)
       const [user] = yield* sql<{ id: string }>`
         INSERT INTO users (email, nome, telefone, cpf, referral_code)
@@ -113,7 +114,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
      * a client of the empresa (or appears on an earlier row of the batch) is skipped, so re-running
      * an import creates nothing twice.
      */
-    const importMany = Effect.fn("Clients.import")(function* (empresaId: string, input: ImportClientsInput) {
+    const importMany = Effect.fn("Clients.import")(function* (empresaId: EmpresaId, input: ImportClientsInput) {
       const results: Array<ImportRowResult> = []
       const candidates: Array<{ index: number; data: CreateClientInput }> = []
       input.rows.forEach((row, index) => {
@@ -131,10 +132,10 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       const existing =
         matches.length === 0
           ? []
-          : yield* sql<{ id: string; email: string | null; cpf: string | null }>`
+          : yield* sql<{ id: ClientId; email: string | null; cpf: string | null }>`
               SELECT id, lower(email) AS email, cpf FROM clients
               WHERE empresa_id = ${empresaId} AND (${sql.or(matches)})`
-      const existingId = new Map<string, string>()
+      const existingId = new Map<string, ClientId>()
       for (const client of existing) {
         if (client.email !== null) existingId.set(`email:${client.email}`, client.id)
         if (client.cpf !== null) existingId.set(`cpf:${client.cpf}`, client.id)
@@ -170,7 +171,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
           RETURNING id, lower(email) AS login`
         const userOf = new Map(users.map((user) => [user.login, user.id]))
         // DO NOTHING: a concurrent import (or a login already linked here) makes the row a skip.
-        const inserted = yield* sql<{ id: string; user_id: string }>`
+        const inserted = yield* sql<{ id: ClientId; user_id: string }>`
           INSERT INTO clients ${sql.insert(
             fresh.map(({ data, login }) => ({
               empresa_id: empresaId,

@@ -1,14 +1,15 @@
 import { z } from "zod"
 import { JsonNumber, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { ClientId, CouponUid, ProductId } from "../ids.js"
 
-export const CouponStatus = z
+const CouponStatus = z
   .enum(["active", "used", "expired", "cancelled"])
   .describe("active (can be used), used, expired (past expires_at; points stay spent) or cancelled (points refunded)")
 
 export const Coupon = z
   .object({
     id: Uuid,
-    uid: z.string().describe("The code the client shows: 8 upper-case characters without 0/O/1/I/L"),
+    uid: CouponUid.describe("The code the client shows: 8 upper-case characters without 0/O/1/I/L"),
     status: CouponStatus,
     kind: z.enum(["points", "product"]).describe("points: worth `valor` in BRL; product: worth one unit of the product"),
     valor: z
@@ -16,8 +17,8 @@ export const Coupon = z
       .nullable()
       .describe("Value in BRL: points x the empresa's point_value, or the product's price (null when it has none)"),
     points_spent: z.number().int().describe("Points debited to generate it (refunded if cancelled)"),
-    client_id: Uuid,
-    product_id: Uuid.nullable(),
+    client_id: ClientId,
+    product_id: ProductId.nullable(),
     product_name: z.string().nullable().describe("The product's name when the coupon was generated"),
     expires_at: Timestamp,
     used_at: Timestamp.nullable(),
@@ -49,11 +50,11 @@ export const CouponPage = paginated(Coupon)
 
 export const GenerateCouponInput = z
   .strictObject({
-    client_id: Uuid.describe("Client whose points pay for the coupon"),
+    client_id: ClientId.describe("Client whose points pay for the coupon"),
     points: JsonNumber(z.number().int().min(1).max(1_000_000_000))
       .optional()
       .describe("Points to convert into a coupon worth points x point_value BRL; send this or product_id"),
-    product_id: Uuid.optional().describe("Product the coupon is good for, paid with its points_cost; send this or points")
+    product_id: ProductId.optional().describe("Product the coupon is good for, paid with its points_cost; send this or points")
   })
   .superRefine((input, ctx) => {
     if (input.points === undefined && input.product_id === undefined) {
@@ -71,12 +72,12 @@ export const GenerateCouponInput = z
 export type GenerateCouponInput = z.infer<typeof GenerateCouponInput>
 
 export const CouponRef = z.strictObject({
-  uid: z.string().trim().min(1).max(32).toUpperCase().describe("Coupon code, case-insensitive")
+  uid: z.string().trim().min(1).max(32).toUpperCase().brand<"CouponUid">().describe("Coupon code, case-insensitive")
 })
 
 export const ListCouponsInput = z.strictObject({
   ...PageQuery,
-  client_id: Uuid.optional().describe("Only this client's coupons"),
+  client_id: ClientId.optional().describe("Only this client's coupons"),
   status: CouponStatus.optional().describe("Only coupons in this state")
 })
 export type ListCouponsInput = z.infer<typeof ListCouponsInput>

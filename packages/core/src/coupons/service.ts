@@ -6,6 +6,7 @@ import { pageOf } from "../contracts.js"
 import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import type { ClientId, CouponUid, EmpresaId, ProductId } from "../ids.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { recordEvent } from "../timeline/events.js"
@@ -27,7 +28,7 @@ const COLUMNS = `id, uid, ${STATUS} AS status, kind, valor, points_spent, client
 interface Offer {
   readonly kind: Coupon["kind"]
   readonly points: number
-  readonly productId: string | null
+  readonly productId: ProductId | null
   readonly productName: string | null
   readonly valor: Statement.Fragment
 }
@@ -76,11 +77,11 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     const status = sql.literal(STATUS)
 
     /** Persists the expiry of overdue coupons matching `scope`, as part of a read. */
-    const expireOverdue = (empresaId: string, scope: Statement.Fragment) =>
+    const expireOverdue = (empresaId: EmpresaId, scope: Statement.Fragment) =>
       sql`UPDATE coupons SET status = 'expired'
           WHERE empresa_id = ${empresaId} AND status = 'active' AND expires_at <= now() AND ${scope}`
 
-    const get = Effect.fn("Coupons.get")(function* (empresaId: string, uid: string) {
+    const get = Effect.fn("Coupons.get")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const [row] = yield* sql<Coupon>`
         WITH expired AS (${expireOverdue(empresaId, sql`uid = ${uid}`)})
         SELECT ${columns} FROM coupons WHERE empresa_id = ${empresaId} AND uid = ${uid}`
@@ -88,7 +89,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       return row
     })
 
-    const list = Effect.fn("Coupons.list")(function* (empresaId: string, input: ListCouponsInput) {
+    const list = Effect.fn("Coupons.list")(function* (empresaId: EmpresaId, input: ListCouponsInput) {
       const filters = [
         sql`empresa_id = ${empresaId}`,
         ...(input.client_id === undefined ? [] : [sql`client_id = ${input.client_id}`]),
@@ -108,7 +109,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * One unit of an active product, taken from stock by the products service (never oversold);
      * its row stays locked until the coupon is written, so the price and cost hold steady.
      */
-    const takeProduct = Effect.fn("Coupons.takeProduct")(function* (empresaId: string, productId: string) {
+    const takeProduct = Effect.fn("Coupons.takeProduct")(function* (empresaId: EmpresaId, productId: ProductId) {
       const product = yield* products.get(empresaId, productId)
       if (!product.active) {
         return yield* new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${productId} is not active` })
@@ -125,8 +126,8 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
 
     /** Writes the coupon under a fresh code; a taken code (rare) is retried without aborting the transaction. */
     const insert = Effect.fn("Coupons.insert")(function* (
-      empresaId: string,
-      clientId: string,
+      empresaId: EmpresaId,
+      clientId: ClientId,
       offer: Offer,
       validityDays: number
     ) {
@@ -146,7 +147,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * Spends the client's points on a coupon worth money (`points`) or one unit of a product
      * (`product_id`), in one transaction: stock, coupon, debit and timeline event all or nothing.
      */
-    const generate = Effect.fn("Coupons.generate")(function* (empresaId: string, input: GenerateCouponInput) {
+    const generate = Effect.fn("Coupons.generate")(function* (empresaId: EmpresaId, input: GenerateCouponInput) {
       // The client first, so an unknown client is a 404 whatever the product's state.
       yield* points.balance(empresaId, input.client_id)
       const settings = settingsOf(yield* empresas.get(empresaId))
@@ -184,7 +185,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     }, sql.withTransaction)
 
     /** active -> used, with its timeline event; undefined when the coupon was not usable. */
-    const markUsed = Effect.fn("Coupons.markUsed")(function* (empresaId: string, uid: string) {
+    const markUsed = Effect.fn("Coupons.markUsed")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const [used] = yield* sql<Coupon>`
         UPDATE coupons SET status = 'used', used_at = now()
         WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
@@ -207,7 +208,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * active -> cancelled: the points come back and a product's unit returns to stock, in the same
      * transaction; undefined when the coupon was not cancellable.
      */
-    const markCancelled = Effect.fn("Coupons.markCancelled")(function* (empresaId: string, uid: string) {
+    const markCancelled = Effect.fn("Coupons.markCancelled")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const [cancelled] = yield* sql<Coupon>`
         UPDATE coupons SET status = 'cancelled', cancelled_at = now()
         WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
@@ -229,7 +230,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * use_coupon (`use` is taken by Effect.Service). Using a used coupon again returns it as it is, so retries are safe. A refusal reads the
      * coupon after the transaction, so an expiry found on the way is persisted, not rolled back.
      */
-    const redeem = Effect.fn("Coupons.redeem")(function* (empresaId: string, uid: string) {
+    const redeem = Effect.fn("Coupons.redeem")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const used = yield* markUsed(empresaId, uid)
       if (used !== undefined) return used
       const coupon = yield* get(empresaId, uid)
@@ -238,7 +239,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     })
 
     /** Cancelling a cancelled coupon returns it as it is. */
-    const cancel = Effect.fn("Coupons.cancel")(function* (empresaId: string, uid: string) {
+    const cancel = Effect.fn("Coupons.cancel")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const cancelled = yield* markCancelled(empresaId, uid)
       if (cancelled !== undefined) return cancelled
       const coupon = yield* get(empresaId, uid)

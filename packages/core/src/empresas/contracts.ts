@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, Timestamp } from "../contracts.js"
 import { Cnpj } from "../documents.js"
+import { EmpresaId } from "../ids.js"
 
 /**
  * A first, offline check that reports with the other fields; the service then holds the zone to
@@ -33,7 +34,7 @@ export const EmpresaSettings = z.strictObject({
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
 /** What an empresa that never set a value gets; the one place core's defaults live. */
-export const DEFAULT_SETTINGS = {
+const DEFAULT_SETTINGS = {
   timezone: "America/Sao_Paulo",
   /** BRL per point: one centavo, so 100 points = R$ 1,00. */
   point_value: 0.01,
@@ -63,7 +64,7 @@ const Slug = z
   .describe("Public slug (id_name), used in survey links")
 
 export const Empresa = z.object({
-  id: Uuid,
+  id: EmpresaId,
   name: z.string(),
   id_name: z.string(),
   cnpj: z.string().nullable(),
@@ -99,11 +100,11 @@ export const CreateEmpresaInput = z.strictObject({
 })
 export type CreateEmpresaInput = z.infer<typeof CreateEmpresaInput>
 
-export const EmpresaRef = z.strictObject({ empresa_id: Uuid })
+export const EmpresaRef = z.strictObject({ empresa_id: EmpresaId })
 
 /** Absent fields stay as they are; `settings` merges key by key, `null` clears a cnpj. */
 export const UpdateEmpresaInput = z.strictObject({
-  empresa_id: Uuid,
+  empresa_id: EmpresaId,
   name: z.string().trim().min(1).max(200).optional(),
   id_name: Slug.optional(),
   cnpj: Cnpj.nullable().optional(),

@@ -3,6 +3,7 @@ import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import type { EmpresaId } from "../ids.js"
 import type { CreateEmpresaInput, Empresa, EmpresaSettings, UpdateEmpresaInput } from "./contracts.js"
 
 const duplicate = (constraint: string) =>
@@ -12,6 +13,7 @@ const duplicate = (constraint: string) =>
 
 export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
   accessors: true,
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const authCache = yield* AuthCache
@@ -59,7 +61,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return row!
     })
 
-    const get = Effect.fn("Empresas.get")(function* (id: string) {
+    const get = Effect.fn("Empresas.get")(function* (id: EmpresaId) {
       const [row] = yield* sql<Empresa>`SELECT * FROM empresas WHERE id = ${id}`
       if (row === undefined) return yield* new NotFound({ resource: "Empresa", id })
       return row

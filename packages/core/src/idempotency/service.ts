@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Config } from "../config.js"
 import { Conflict, ValidationFailed } from "../errors.js"
+import type { IdempotentCall, IdempotentResult } from "./contracts.js"
 import { IDEMPOTENCY_KEY } from "./key.js"
 
 /** Key order must not change the fingerprint of the same logical request. */
@@ -21,19 +22,6 @@ const canonical = (value: unknown): unknown =>
 
 const fingerprintOf = (request: unknown) =>
   createHash("sha256").update(JSON.stringify(canonical(request))).digest("hex")
-
-export interface IdempotentCall {
-  readonly empresaId: string
-  readonly operation: string
-  readonly key: string | undefined
-  /** The validated input: a replay must carry the same one. */
-  readonly request: unknown
-}
-
-export interface IdempotentResult<A> {
-  readonly value: A
-  readonly replayed: boolean
-}
 
 /**
  * Runs an effect at most once per (empresa, operation, key), recording its response in the same

@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { CardId, ClientId, ProgramId } from "../ids.js"
 
 /** The most stamps a card may need; a goal beyond it is not a stamp card any more. */
 const MAX_STAMPS = 100
@@ -20,7 +21,7 @@ const ImageUrl = z.url({ protocol: /^https?$/ }).max(2048).describe("Card artwor
 
 export const LoyaltyProgram = z
   .object({
-    id: Uuid.describe("Program id"),
+    id: ProgramId.describe("Program id"),
     name: z.string(),
     stamps_required: z.number().int().describe("Stamps that complete a card issued now"),
     reward_description: z.string(),
@@ -60,7 +61,7 @@ export const CreateProgramInput = z.strictObject({
 export type CreateProgramInput = z.infer<typeof CreateProgramInput>
 
 export const UpdateProgramInput = z.strictObject({
-  program_id: Uuid.describe("Program id"),
+  program_id: ProgramId.describe("Program id"),
   name: ProgramName.optional(),
   stamps_required: StampsRequired.optional(),
   reward_description: RewardDescription.optional(),
@@ -71,7 +72,7 @@ export type UpdateProgramInput = z.infer<typeof UpdateProgramInput>
 
 // Cards (progress rows issued to clients)
 
-export const CardStatus = z
+const CardStatus = z
   .enum(["active", "completed", "claimed"])
   .describe("active: collecting stamps; completed: all stamps, reward not yet claimed; claimed: reward given")
 
@@ -93,9 +94,9 @@ const cardExample = {
 
 export const LoyaltyCard = z
   .object({
-    id: Uuid.describe("Card id: the card_id to stamp or claim"),
-    client_id: Uuid,
-    program_id: Uuid,
+    id: CardId.describe("Card id: the card_id to stamp or claim"),
+    client_id: ClientId,
+    program_id: ProgramId,
     program_name: z.string(),
     reward_description: z.string(),
     stamps: z.number().int().describe("Stamps collected"),
@@ -111,24 +112,24 @@ export const LoyaltyCard = z
 export type LoyaltyCard = z.infer<typeof LoyaltyCard>
 
 export const ListCardsInput = z.strictObject({
-  client_id: Uuid.optional().describe("Only this client's cards"),
-  program_id: Uuid.optional().describe("Only cards of this program"),
+  client_id: ClientId.optional().describe("Only this client's cards"),
+  program_id: ProgramId.optional().describe("Only cards of this program"),
   status: CardStatus.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100).describe("At most this many cards, 1 to 500; default 100"),
-  starting_after: Uuid.optional().describe("Cursor: the cards issued before this card id (the last id of the previous call)")
+  starting_after: CardId.optional().describe("Cursor: the cards issued before this card id (the last id of the previous call)")
 })
 export type ListCardsInput = z.infer<typeof ListCardsInput>
 
 export const IssueCardInput = z.strictObject({
-  client_id: Uuid.describe("Client who receives the card"),
-  program_id: Uuid.describe("Program (card definition) to issue")
+  client_id: ClientId.describe("Client who receives the card"),
+  program_id: ProgramId.describe("Program (card definition) to issue")
 })
 export type IssueCardInput = z.infer<typeof IssueCardInput>
 
-export const CardRef = z.strictObject({ card_id: Uuid.describe("Card id (from list_loyalty_cards), not the program id") })
+export const CardRef = z.strictObject({ card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id") })
 
 export const StampCardInput = z.strictObject({
-  card_id: Uuid.describe("Card id (from list_loyalty_cards), not the program id"),
+  card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id"),
   quantity: JsonNumber(z.number().int().min(1).max(MAX_STAMPS))
     .default(1)
     .describe("Stamps to add, default 1; more than the card still needs is refused (409 STAMPS_EXCEED_REMAINING)")
@@ -137,9 +138,9 @@ export type StampCardInput = z.infer<typeof StampCardInput>
 
 export const LoyaltyProgress = z
   .object({
-    card_id: Uuid,
-    client_id: Uuid,
-    program_id: Uuid,
+    card_id: CardId,
+    client_id: ClientId,
+    program_id: ProgramId,
     stamps: z.number().int().describe("Stamps collected after this operation"),
     max_stamps: z.number().int().describe("Stamps that complete the card"),
     completed: z.boolean().describe("true when this card is full: claim its reward"),

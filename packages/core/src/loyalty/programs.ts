@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../errors.js"
+import type { EmpresaId } from "../ids.js"
 import type { CreateProgramInput, ListProgramsInput, LoyaltyProgram, UpdateProgramInput } from "./contracts.js"
 
 const PROGRAM_COLUMNS = "id, name, stamps_required, reward_description, image_url, active, created_at, updated_at"
@@ -13,7 +14,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(PROGRAM_COLUMNS)
 
-    const list = Effect.fn("LoyaltyPrograms.list")(function* (empresaId: string, input: ListProgramsInput) {
+    const list = Effect.fn("LoyaltyPrograms.list")(function* (empresaId: EmpresaId, input: ListProgramsInput) {
       const rows = yield* sql<LoyaltyProgram>`
         SELECT ${columns} FROM loyalty_programs
         WHERE empresa_id = ${empresaId} ${input.active === undefined ? sql`` : sql`AND active = ${input.active}`}
@@ -21,7 +22,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
       return [...rows]
     })
 
-    const create = Effect.fn("LoyaltyPrograms.create")(function* (empresaId: string, input: CreateProgramInput) {
+    const create = Effect.fn("LoyaltyPrograms.create")(function* (empresaId: EmpresaId, input: CreateProgramInput) {
       const [row] = yield* sql<LoyaltyProgram>`
         INSERT INTO loyalty_programs (empresa_id, name, stamps_required, reward_description, image_url, active)
         VALUES (${empresaId}, ${input.name}, ${input.stamps_required}, ${input.reward_description},
@@ -30,7 +31,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
       return row!
     })
 
-    const update = Effect.fn("LoyaltyPrograms.update")(function* (empresaId: string, input: UpdateProgramInput) {
+    const update = Effect.fn("LoyaltyPrograms.update")(function* (empresaId: EmpresaId, input: UpdateProgramInput) {
       const { program_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<LoyaltyProgram>`

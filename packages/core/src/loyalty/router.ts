@@ -1,5 +1,5 @@
 import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
-import { LoyaltyCards } from "./cards.js"
+import { LoyaltyCards } from "./service.js"
 import {
   CardRef,
   ClaimResult,

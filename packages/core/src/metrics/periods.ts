@@ -1,70 +1,76 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect } from "effect"
-import { z } from "zod"
-import { settingsOf } from "../empresas/contracts.js"
-import { Empresas } from "../empresas/service.js"
+import type { GroupBy } from "./contracts.js"
+import type { Window } from "./service.js"
+
+/** The SQL every analytic shares to place its facts in the window and its local calendar periods. */
+
+/** A predicate on an instant column: it falls inside a range (the window, or one of its periods). */
+export type Within = (column: Statement.Fragment) => Statement.Fragment
+
+/** A column falls inside the window `[from, to)`: the (empresa_id, column) indexes serve it. */
+export const inWindow =
+  (sql: SqlClient.SqlClient, window: Window): Within =>
+  (column) =>
+    sql`${column} >= ${window.from} AND ${column} < ${window.to}`
 
 /**
- * Shared by every analytic: the reporting window (`days` back from now) and its grouping, with
- * period boundaries in the empresa's own time zone (a "day" is a local calendar day).
+ * Every period of the window, oldest first: `period` (its local start) and the instants `starts`
+ * and `ends` it covers, cut by the window at either end.
  */
+const periodsOf = (sql: SqlClient.SqlClient, window: Window, groupBy: GroupBy) => {
+  const local = (instant: Statement.Fragment) => sql`date_trunc(${groupBy}, ${instant} AT TIME ZONE ${window.timezone})`
+  const step = sql`('1 ' || ${groupBy})::interval`
+  return sql`
+    SELECT p.period,
+           greatest(p.period AT TIME ZONE ${window.timezone}, ${window.from}::timestamptz) AS starts,
+           least((p.period + ${step}) AT TIME ZONE ${window.timezone}, ${window.to}::timestamptz) AS ends
+    FROM generate_series(${local(sql`${window.from}::timestamptz`)}, ${local(sql`${window.to}::timestamptz`)}, ${step}) AS p(period)`
+}
 
-export const Days = z.coerce.number().int().min(1).max(365).default(30).describe("Window: the last N days, 1 to 365 (default 30)")
-export const GroupBy = z.enum(["day", "week", "month"]).default("day").describe("Period of each series point: day, week or month")
-export type GroupBy = z.infer<typeof GroupBy>
+/** How a period is labelled on the wire: 2026-11-22 (day, week's Monday) or 2026-11 (month). */
+const periodLabel = (sql: SqlClient.SqlClient, column: Statement.Fragment, groupBy: GroupBy) =>
+  groupBy === "month" ? sql`to_char(${column}, 'YYYY-MM')` : sql`to_char(${column}, 'YYYY-MM-DD')`
 
-/**
- * The empresa's IANA time zone, from its settings. The empresa is the caller's own, so its absence
- * would be a bug, not a refusal the reports could document.
- */
-export const timezoneOf = (empresaId: string) =>
-  Empresas.get(empresaId).pipe(
-    Effect.catchTag("NotFound", Effect.die),
-    Effect.map((e) => settingsOf(e).timezone)
-  )
-
-export interface Window {
-  readonly timezone: string
-  readonly days: number
-  /** Start of the window: local midnight `days - 1` days ago, as an instant (ISO). */
-  readonly from: string
-  /** End of the window: now (ISO). */
-  readonly to: string
+export interface Rollup {
+  readonly window: Window
+  readonly groupBy: GroupBy
+  /** The facts that happened `within` a range, with what `measures` read. */
+  readonly facts: (within: Within) => Statement.Fragment
+  /**
+   * Additive aggregates over the facts (counts and sums), by alias: the window's total is the sum
+   * of its periods'. Constant SQL only, never input.
+   */
+  readonly measures: Readonly<Record<string, string>>
+  /** The output columns, computed from the measures as `m.<alias>` (0 for a period without facts). */
+  readonly columns: string
 }
 
 /**
- * The window `[local midnight (days - 1) days ago, now)`: "the last 7 days" includes today. Computed
- * by the database so it agrees with every `date_trunc` below.
+ * A series, oldest first, and its window total. Each period aggregates its own facts, read by the
+ * range of its bounds (an index range scan per period): no per-row time zone arithmetic, and no
+ * sort or hash of the window's rows, which the planner, unable to tell how few local periods there
+ * are, would size for one group per fact. The total sums the periods, so every derived figure (an
+ * average, a rate) is computed the same way for a period and for the window.
  */
-export const windowOf = (empresaId: string, days: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const timezone = yield* timezoneOf(empresaId)
-    const [row] = yield* sql<{ from: string; to: string }>`
-      SELECT (date_trunc('day', now() AT TIME ZONE ${timezone}) - make_interval(days => ${days - 1})) AT TIME ZONE ${timezone} AS "from",
-             now() AS "to"`
-    return { timezone, days, from: row!.from, to: row!.to } satisfies Window
-  })
-
-/** `date_trunc` of an instant column to its local period start (a local timestamp). */
-export const periodStart = (sql: SqlClient.SqlClient, column: Statement.Fragment, groupBy: GroupBy, timezone: string) =>
-  sql`date_trunc(${groupBy}, ${column} AT TIME ZONE ${timezone})`
-
-/**
- * Every period of the window, oldest first, as `period` (local period start) — join facts to it
- * to zero-fill the periods without any.
- */
-export const periodSeries = (sql: SqlClient.SqlClient, window: Window, groupBy: GroupBy) =>
-  sql`SELECT generate_series(
-        date_trunc(${groupBy}, ${window.from}::timestamptz AT TIME ZONE ${window.timezone}),
-        date_trunc(${groupBy}, ${window.to}::timestamptz AT TIME ZONE ${window.timezone}),
-        ('1 ' || ${groupBy})::interval
-      ) AS period`
-
-/** How a period is labelled on the wire: 2026-11-22 (day, week's Monday) or 2026-11 (month). */
-export const periodLabel = (sql: SqlClient.SqlClient, column: Statement.Fragment, groupBy: GroupBy) =>
-  groupBy === "month" ? sql`to_char(${column}, 'YYYY-MM')` : sql`to_char(${column}, 'YYYY-MM-DD')`
-
-/** `column` falls inside the window `[from, to)`. */
-export const withinWindow = (sql: SqlClient.SqlClient, column: Statement.Fragment, window: Window) =>
-  sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+export const seriesWithTotal = <Row extends object>(sql: SqlClient.SqlClient, rollup: Rollup) => {
+  const aliases = Object.keys(rollup.measures)
+  const list = (f: (alias: string) => string) => sql.literal(aliases.map(f).join(", "))
+  const columns = sql.literal(rollup.columns)
+  const inPeriod: Within = (column) => sql`${column} >= p.starts AND ${column} < p.ends`
+  return sql<Row & { readonly period: string | null }>`
+    WITH filled AS (
+      SELECT p.period, ${list((alias) => `COALESCE(a.${alias}, 0) AS ${alias}`)}
+      FROM (${periodsOf(sql, rollup.window, rollup.groupBy)}) p,
+           LATERAL (SELECT ${list((alias) => `${rollup.measures[alias]} AS ${alias}`)} FROM (${rollup.facts(inPeriod)}) f) a
+    )
+    SELECT NULL AS period, ${columns}
+    FROM (SELECT ${list((alias) => `sum(${alias}) AS ${alias}`)} FROM filled) m
+    UNION ALL
+    SELECT ${periodLabel(sql, sql`m.period`, rollup.groupBy)}, ${columns}
+    FROM filled m
+    ORDER BY period NULLS FIRST`.pipe(
+    // The first row is the total (`period` null); the series' labels are never null.
+    Effect.map(([total, ...series]) => ({ total: total!, series: series.map((row) => ({ ...row, period: row.period! })) }))
+  )
+}

@@ -2,12 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
+import type { ClientId, EmpresaId } from "../ids.js"
 import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events.js"
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
 
 /** A spend, and the timeline event that tells the client what the points bought. */
-export interface Debit {
-  readonly clientId: string
+interface Debit {
+  readonly clientId: ClientId
   readonly points: number
   readonly source: string
   readonly description?: string | undefined
@@ -34,8 +35,8 @@ export class Points extends Effect.Service<Points>()("core/Points", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const balance = Effect.fn("Points.balance")(function* (empresaId: string, clientId: string) {
-      const [row] = yield* sql<{ client_id: string; balance: number; empresa_id: string }>`
+    const balance = Effect.fn("Points.balance")(function* (empresaId: EmpresaId, clientId: ClientId) {
+      const [row] = yield* sql<{ client_id: ClientId; balance: number; empresa_id: EmpresaId }>`
         SELECT id AS client_id, balance, empresa_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
       return row
@@ -46,7 +47,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * statement (the hot path: one round trip): the row lock on the client serializes concurrent
      * credits, so none is lost.
      */
-    const credit = Effect.fn("Points.credit")(function* (empresaId: string, input: CreditPointsInput) {
+    const credit = Effect.fn("Points.credit")(function* (empresaId: EmpresaId, input: CreditPointsInput) {
       const type = eventTypeOf(input.source)
       const title = `+${input.points} points`
       const [row] = yield* sql<CreditPointsResult>`
@@ -85,7 +86,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * concurrent spends can never take the balance below zero. Call it inside the transaction of
      * what the points buy; a refusal is `INSUFFICIENT_POINTS`.
      */
-    const debit = Effect.fn("Points.debit")(function* (empresaId: string, spend: Debit) {
+    const debit = Effect.fn("Points.debit")(function* (empresaId: EmpresaId, spend: Debit) {
       const [row] = yield* sql<{ balance: number; transaction_id: string }>`
         WITH c AS (
           UPDATE clients
@@ -122,7 +123,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * Gives back a spend that was undone (a cancelled coupon): the mirror of `debit`, with a
      * 'refund' ledger entry, positive points and the timeline event, in the caller's transaction.
      */
-    const refund = Effect.fn("Points.refund")(function* (empresaId: string, spend: Debit) {
+    const refund = Effect.fn("Points.refund")(function* (empresaId: EmpresaId, spend: Debit) {
       const [row] = yield* sql<{ balance: number; transaction_id: string }>`
         WITH c AS (
           UPDATE clients

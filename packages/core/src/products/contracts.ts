@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { ProductId } from "../ids.js"
 
 /** BRL amounts: cents precision, as the numeric(12, 2) columns store them (never silently rounded). */
 export const Money = JsonNumber(z.number().min(0).max(1_000_000_000).multipleOf(0.01))
@@ -9,7 +10,7 @@ export const Stock = JsonNumber(z.number().int().min(0).max(1_000_000_000))
 
 export const Product = z
   .object({
-    id: Uuid,
+    id: ProductId,
     name: z.string(),
     description: z.string().nullable(),
     image_url: z.string().nullable(),
@@ -67,7 +68,7 @@ export type CreateProductInput = z.infer<typeof CreateProductInput>
 
 /** Omitted fields keep their value; null clears a nullable one (stock: null makes it unlimited). */
 export const UpdateProductInput = z.strictObject({
-  product_id: Uuid.describe("Product id"),
+  product_id: ProductId.describe("Product id"),
   name: fields.name.optional(),
   description: fields.description.nullable().optional(),
   image_url: fields.image_url.nullable().optional(),
@@ -79,7 +80,7 @@ export const UpdateProductInput = z.strictObject({
 })
 export type UpdateProductInput = z.infer<typeof UpdateProductInput>
 
-export const ProductRef = z.strictObject({ product_id: Uuid.describe("Product id") })
+export const ProductRef = z.strictObject({ product_id: ProductId.describe("Product id") })
 
 export const ListProductsInput = z.strictObject({
   // Described before optional(): the OpenAPI generator unwraps optional query parameters.

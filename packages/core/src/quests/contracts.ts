@@ -1,7 +1,8 @@
 import { z } from "zod"
-import { Flag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, Timestamp } from "../contracts.js"
+import { QuestId } from "../ids.js"
 
-export const SurveyType = z
+const SurveyType = z
   .enum(["standard_csat_nps", "custom"])
   .describe("standard_csat_nps: the empresa's default CSAT + NPS survey; custom: fields chosen by the empresa")
 
@@ -15,7 +16,7 @@ const fieldText = {
   required: Flag.default(false).describe("Whether a response must answer it; default false")
 }
 
-export const RatingField = z
+const RatingField = z
   .strictObject({
     id: FieldId,
     type: z.literal("rating"),
@@ -26,12 +27,12 @@ export const RatingField = z
   .refine((f) => f.min < f.max, { message: "max must be greater than min", path: ["max"] })
   .describe("A whole-number score from min to max")
 
-export const TextField = z.strictObject({ id: FieldId, type: z.literal("text"), ...fieldText }).describe("Free text")
+const TextField = z.strictObject({ id: FieldId, type: z.literal("text"), ...fieldText }).describe("Free text")
 
 export const ResearchField = z.discriminatedUnion("type", [RatingField, TextField])
 export type ResearchField = z.infer<typeof ResearchField>
 
-export const Research = z
+const Research = z
   .strictObject({
     fields: z
       .array(ResearchField)
@@ -52,7 +53,7 @@ export const Research = z
 
 export const Quest = z
   .object({
-    id: Uuid,
+    id: QuestId,
     name: z.string(),
     description: z.string(),
     survey_type: SurveyType,
@@ -119,7 +120,7 @@ export type CreateQuestInput = z.infer<typeof CreateQuestInput>
  * validity and review flag are fixed (only its name, description, is_public and active change).
  */
 export const UpdateQuestInput = z.strictObject({
-  quest_id: Uuid.describe("Quest id"),
+  quest_id: QuestId.describe("Quest id"),
   name: Name.optional().describe("Survey title shown to respondents"),
   description: Description.optional().describe("Intro text shown to respondents"),
   research: Research.optional().describe("Replaces every question (custom surveys only)"),

@@ -1,10 +1,11 @@
 import { z } from "zod"
-import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, Timestamp } from "../contracts.js"
+import { CampaignId } from "../ids.js"
 
 const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
 const Instant = z.iso.datetime({ offset: true })
 
-export const CampaignStatus = z
+const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])
   .describe(
     "inactive: switched off; ended: past ends_at; scheduled: active, starts_at still ahead; running: active and now within the window (the campaign referrals earn)"
@@ -12,7 +13,7 @@ export const CampaignStatus = z
 
 export const ReferralCampaign = z
   .object({
-    id: Uuid,
+    id: CampaignId,
     name: z.string(),
     referrer_bonus: z.number().int().describe("Points the referrer earns when a referral completes"),
     referred_bonus: z.number().int().describe("Points the referred client earns when the referral completes"),
@@ -62,7 +63,7 @@ export type CreateCampaignInput = z.infer<typeof CreateCampaignInput>
 /** Absent fields stay as they are; `ends_at: null` makes the campaign open-ended. */
 export const UpdateCampaignInput = z
   .strictObject({
-    campaign_id: Uuid.describe("Campaign id"),
+    campaign_id: CampaignId.describe("Campaign id"),
     name: z.string().trim().min(1).max(200).optional().describe("Shown to staff and in referral screens"),
     referrer_bonus: Bonus.optional().describe("Points for the referrer, an integer >= 0"),
     referred_bonus: Bonus.optional().describe("Points for the referred client, an integer >= 0"),

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateCampaignInput, ListCampaignsInput, ReferralCampaign, UpdateCampaignInput } from "./contracts.js"
-import { ReferralCampaigns } from "./campaigns.js"
+import { ReferralCampaigns } from "./service.js"
 
 const tags = ["Referrals"]
 

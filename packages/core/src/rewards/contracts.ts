@@ -1,10 +1,11 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
+import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { ProductId, RewardId } from "../ids.js"
 import { Money, Stock } from "../products/contracts.js"
 
-export const RewardProduct = z
+const RewardProduct = z
   .object({
-    id: Uuid,
+    id: ProductId,
     name: z.string(),
     description: z.string().nullable(),
     image_url: z.string().nullable(),
@@ -14,7 +15,7 @@ export const RewardProduct = z
 
 export const Reward = z
   .object({
-    id: Uuid,
+    id: RewardId,
     product: RewardProduct,
     pontos_necessarios: z.number().int().describe("Points a client spends per redemption"),
     cashback_value: z.number().nullable().describe("Cashback in BRL credited to the client per redemption; null for none"),
@@ -69,7 +70,7 @@ const fields = {
 }
 
 export const CreateRewardInput = z.strictObject({
-  product_id: Uuid.describe("The empresa's product this reward delivers"),
+  product_id: ProductId.describe("The empresa's product this reward delivers"),
   pontos_necessarios: fields.pontos_necessarios.optional().describe("Points per redemption; default: the product's points_cost"),
   cashback_value: fields.cashback_value.nullable().optional(),
   stock: fields.stock.nullable().optional().describe("Redemptions available; omit or null for unlimited"),
@@ -81,7 +82,7 @@ export type CreateRewardInput = z.infer<typeof CreateRewardInput>
 
 /** Omitted fields keep their value; null clears a nullable one. The product cannot change. */
 export const UpdateRewardInput = z.strictObject({
-  reward_id: Uuid.describe("Reward id"),
+  reward_id: RewardId.describe("Reward id"),
   pontos_necessarios: fields.pontos_necessarios.optional(),
   cashback_value: fields.cashback_value.nullable().optional(),
   stock: fields.stock.nullable().optional(),
@@ -91,11 +92,11 @@ export const UpdateRewardInput = z.strictObject({
 })
 export type UpdateRewardInput = z.infer<typeof UpdateRewardInput>
 
-export const RewardRef = z.strictObject({ reward_id: Uuid.describe("Reward id") })
+export const RewardRef = z.strictObject({ reward_id: RewardId.describe("Reward id") })
 
 export const ListRewardsInput = z.strictObject({
   // Described before optional(): the OpenAPI generator unwraps optional query parameters.
-  product_id: Uuid.describe("Only rewards of this product").optional(),
+  product_id: ProductId.describe("Only rewards of this product").optional(),
   include_unavailable: QueryFlag
     .default(false)
     .describe("Also list inactive, expired and sold-out rewards, and those of inactive products: true or false (default false)")

@@ -2,6 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
+import type { EmpresaId, ProductId, RewardId } from "../ids.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
 
 /** Redeemable now, as far as the reward goes (the client's points and limit are the redeemer's). */
@@ -16,7 +17,7 @@ const REWARD_COLUMNS = `
   p.image_url AS product_image_url, p.category AS product_category`
 
 interface Row extends Omit<Reward, "product"> {
-  readonly product_id: string
+  readonly product_id: ProductId
   readonly product_name: string
   readonly product_description: string | null
   readonly product_image_url: string | null
@@ -49,7 +50,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     const joinProduct = sql.literal("JOIN products p ON p.empresa_id = r.empresa_id AND p.id = r.product_id")
 
     /** Rewards clients can redeem now unless `include_unavailable`; newest first. */
-    const list = Effect.fn("Rewards.list")(function* (empresaId: string, input: ListRewardsInput) {
+    const list = Effect.fn("Rewards.list")(function* (empresaId: EmpresaId, input: ListRewardsInput) {
       const filters: Array<Statement.Fragment> = [
         sql`r.empresa_id = ${empresaId}`,
         ...(input.include_unavailable ? [] : [sql.literal(AVAILABLE)]),
@@ -62,7 +63,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       return rows.map(toReward)
     })
 
-    const get = Effect.fn("Rewards.get")(function* (empresaId: string, rewardId: string) {
+    const get = Effect.fn("Rewards.get")(function* (empresaId: EmpresaId, rewardId: RewardId) {
       const [row] = yield* sql<Row>`
         SELECT ${columns} FROM rewards r ${joinProduct} WHERE r.empresa_id = ${empresaId} AND r.id = ${rewardId}`
       if (row === undefined) return yield* new NotFound({ resource: "Reward", id: rewardId })
@@ -70,7 +71,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /** The product must be this empresa's (another's is 404); points default to its points_cost. */
-    const create = Effect.fn("Rewards.create")(function* (empresaId: string, input: CreateRewardInput) {
+    const create = Effect.fn("Rewards.create")(function* (empresaId: EmpresaId, input: CreateRewardInput) {
       const [row] = yield* sql<Row>`
         WITH r AS (
           INSERT INTO rewards (empresa_id, product_id, pontos_necessarios, cashback_value, stock, expires_at, per_user_limit, active)
@@ -87,7 +88,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /** A partial update: omitted fields keep their value, null clears a nullable one. */
-    const update = Effect.fn("Rewards.update")(function* (empresaId: string, input: UpdateRewardInput) {
+    const update = Effect.fn("Rewards.update")(function* (empresaId: EmpresaId, input: UpdateRewardInput) {
       const { reward_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<Row>`
@@ -109,7 +110,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
      * transaction; a refusal is `OUT_OF_STOCK`. Activity, expiry and the client's points and limit
      * are the redeemer's checks.
      */
-    const takeStock = Effect.fn("Rewards.takeStock")(function* (empresaId: string, rewardId: string, quantity: number) {
+    const takeStock = Effect.fn("Rewards.takeStock")(function* (empresaId: EmpresaId, rewardId: RewardId, quantity: number) {
       const [row] = yield* sql<Row>`
         WITH r AS (
           UPDATE rewards SET stock = stock - ${quantity}, updated_at = now()

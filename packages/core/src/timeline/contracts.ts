@@ -1,16 +1,19 @@
 import { z } from "zod"
 import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { ClientId, EmpresaId } from "../ids.js"
 
+/** The four timeline categories of spec section 6. */
 export const EventType = z.enum(["purchase", "reward", "referral", "interaction"])
+export type EventType = z.infer<typeof EventType>
 
-export const TimelineItem = z
+const TimelineItem = z
   .object({
     id: Uuid,
     type: EventType,
     title: z.string(),
     description: z.string().nullable(),
     points: z.number().int().describe("Points this event added; negative when points were spent"),
-    empresa: z.object({ id: Uuid, name: z.string(), logo_url: z.string().nullable() }).nullable(),
+    empresa: z.object({ id: EmpresaId, name: z.string(), logo_url: z.string().nullable() }).nullable(),
     metadata: z.record(z.string(), z.unknown()).describe("Per type: purchase nfce_id, valor_total, items_count; reward reward_uid, product_name; referral referred_name, referral_id; interaction interaction_type, quest_name"),
     created_at: Timestamp
   })
@@ -40,7 +43,7 @@ const Categories = z
 
 export const TimelineInput = z
   .strictObject({
-    client_id: Uuid,
+    client_id: ClientId,
     ...PageQuery,
     category: Categories,
     from: z.iso.datetime({ offset: true }).optional().describe("Events at or after this instant (ISO 8601)"),

@@ -1,12 +1,11 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-
-/** The four timeline categories of spec section 6. */
-export type EventType = "purchase" | "reward" | "referral" | "interaction"
+import type { ClientId, EmpresaId } from "../ids.js"
+import type { EventType } from "./contracts.js"
 
 export interface ActivityEvent {
-  readonly empresaId: string
-  readonly clientId: string
+  readonly empresaId: EmpresaId
+  readonly clientId: ClientId
   readonly type: EventType
   readonly title: string
   readonly description?: string | undefined
@@ -21,7 +20,7 @@ type Column<A> = A | Statement.Fragment
 
 /** The event as the columns of one row; `metadata` is a jsonb expression. */
 export interface EventRow {
-  readonly empresaId: string
+  readonly empresaId: EmpresaId
   readonly clientId: Column<string>
   readonly type: EventType
   readonly title: Column<string>

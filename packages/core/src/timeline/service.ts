@@ -3,17 +3,18 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { pageOf } from "../contracts.js"
 import { NotFound } from "../errors.js"
-import type { TimelineInput } from "./contracts.js"
+import type { ClientId, EmpresaId } from "../ids.js"
+import type { EventType, TimelineInput } from "./contracts.js"
 
 interface Row {
   readonly id: string
-  readonly type: "purchase" | "reward" | "referral" | "interaction"
+  readonly type: EventType
   readonly title: string
   readonly description: string | null
   readonly points: number
   readonly metadata: Record<string, unknown>
   readonly created_at: string
-  readonly empresa_id: string
+  readonly empresa_id: EmpresaId
   readonly empresa_name: string
   readonly logo_url: string | null
   readonly total: number
@@ -25,8 +26,8 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
     const sql = yield* SqlClient.SqlClient
 
     /** A client's events, newest first, filtered by category and time window. */
-    const forClient = Effect.fn("Timeline.forClient")(function* (empresaId: string, input: TimelineInput) {
-      const [client] = yield* sql<{ id: string }>`
+    const forClient = Effect.fn("Timeline.forClient")(function* (empresaId: EmpresaId, input: TimelineInput) {
+      const [client] = yield* sql<{ id: ClientId }>`
         SELECT id FROM clients WHERE empresa_id = ${empresaId} AND id = ${input.client_id}`
       if (client === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
       const filters: Array<Statement.Fragment> = [

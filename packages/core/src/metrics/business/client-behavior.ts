@@ -1,8 +1,10 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { windowOf, withinWindow } from "../periods.js"
+import type { EmpresaId } from "../../ids.js"
+import { inWindow } from "../periods.js"
+import { echoOf, Metrics } from "../service.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
 
 type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
@@ -13,12 +15,14 @@ type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
  */
 export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()("core/ClientBehaviorReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
 
-    const get = Effect.fn("ClientBehavior.get")(function* (empresaId: string, input: ClientBehaviorInput) {
-      const window = yield* windowOf(empresaId, input.days)
-      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
+    const get = Effect.fn("ClientBehavior.get")(function* (empresaId: EmpresaId, input: ClientBehaviorInput) {
+      const window = yield* metrics.window(empresaId, input.days)
+      const within = inWindow(sql, window)
       const created = within(sql`created_at`)
       const ofClient = sql`empresa_id = ${empresaId} AND client_id = ${input.client_id}`
 
@@ -56,7 +60,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
            FROM loyalty_cards WHERE ${ofClient}) k
         WHERE c.empresa_id = ${empresaId} AND c.id = ${input.client_id}`
       if (facts === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
-      return { ...facts, period_days: window.days, from: window.from, to: window.to, timezone: window.timezone } satisfies ClientBehavior
+      return { ...facts, ...echoOf(window) } satisfies ClientBehavior
     })
 
     return sqlErrorsAsDefects({ get })

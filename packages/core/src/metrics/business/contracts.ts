@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { Timestamp, Uuid } from "../../contracts.js"
-import { Days, GroupBy } from "../periods.js"
+import { Timestamp } from "../../contracts.js"
+import { ClientId, ProgramId } from "../../ids.js"
+import { Days, GroupBy } from "../contracts.js"
 
 const EXAMPLE = {
   clientId: "18e80772-42c3-4276-ae21-37f63b69427a",
@@ -24,7 +25,7 @@ const windowExample = { period_days: 30, from: EXAMPLE.from, to: EXAMPLE.to, tim
 // Loyalty card metrics (spec 2.2 and 4.2.1)
 
 export const LoyaltyCardMetricsInput = z.strictObject({
-  program_id: Uuid.nullable()
+  program_id: ProgramId.nullable()
     .describe("Only this program (card definition); absent or null aggregates every program")
     .optional(),
   days: Days,
@@ -32,7 +33,7 @@ export const LoyaltyCardMetricsInput = z.strictObject({
 })
 export type LoyaltyCardMetricsInput = z.infer<typeof LoyaltyCardMetricsInput>
 
-export const LoyaltyStampsByPeriod = z
+const LoyaltyStampsByPeriod = z
   .object({
     period: z.string().describe("Local start of the period: YYYY-MM-DD for a day or a week (its Monday), YYYY-MM for a month"),
     stamps: Count.default(0).describe("Stamps given in the period (sum of each stamp's quantity)"),
@@ -40,9 +41,9 @@ export const LoyaltyStampsByPeriod = z
   })
   .meta({ title: "LoyaltyStampsByPeriod" })
 
-export const LoyaltyTopClient = z
+const LoyaltyTopClient = z
   .object({
-    client_id: Uuid,
+    client_id: ClientId,
     name: z.string().describe("Client's name"),
     stamps_total: Count.default(0).describe("Stamps the client received in the window"),
     cards_completed: Count.default(0).describe("Cards the client completed in the window")
@@ -75,7 +76,7 @@ export const LoyaltyCardMetrics = z
       "A ratio from 0 to 1 (not a percentage), 4 decimals: the share of the cards issued in the window that are completed now (completed or claimed); 0 when none was issued"
     ),
     period_days: z.number().int().default(30).describe("The window's length in days (the `days` parameter)"),
-    program_id: Uuid.nullable().describe("The program measured; null when every program is aggregated"),
+    program_id: ProgramId.nullable().describe("The program measured; null when every program is aggregated"),
     program_name: z.string().nullable().describe("Its name; null when every program is aggregated"),
     stamps_by_period: z
       .array(LoyaltyStampsByPeriod)
@@ -182,14 +183,14 @@ export type MetricsOverview = z.infer<typeof MetricsOverview>
 // One client's behavior
 
 export const ClientBehaviorInput = z.strictObject({
-  client_id: Uuid.describe("Client id"),
+  client_id: ClientId.describe("Client id"),
   days: Days
 })
 export type ClientBehaviorInput = z.infer<typeof ClientBehaviorInput>
 
 export const ClientBehavior = z
   .object({
-    client_id: Uuid,
+    client_id: ClientId,
     nome: z.string().describe("Client's name"),
     client_since: Timestamp.describe("When the client joined the empresa"),
     ...WindowFields,

@@ -1,8 +1,10 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
-import { periodLabel, periodSeries, windowOf, withinWindow } from "../periods.js"
+import type { EmpresaId, ProgramId } from "../../ids.js"
+import { inWindow, seriesWithTotal } from "../periods.js"
+import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
 
 const TOP_CLIENTS = 10
@@ -15,21 +17,23 @@ type CardCounts = Omit<LoyaltyCardMetrics, "period_days" | "program_id" | "progr
  */
 export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsReport>()("core/LoyaltyCardMetricsReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
 
-    const programName = (empresaId: string, programId: string) =>
+    const programName = (empresaId: EmpresaId, programId: ProgramId) =>
       Effect.flatMap(
         sql<{ name: string }>`SELECT name FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${programId}`,
         ([row]) => (row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name))
       )
 
-    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: string, input: LoyaltyCardMetricsInput) {
+    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
       const programId = input.program_id ?? null
       const name = programId === null ? null : yield* programName(empresaId, programId)
-      const window = yield* windowOf(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
-      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
+      const within = inWindow(sql, window)
       const created = within(sql`created_at`)
       const completed = within(sql`completed_at`)
 
@@ -54,21 +58,18 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
            FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) h,
           (SELECT count(*) AS clients FROM clients WHERE empresa_id = ${empresaId}) t`
 
-      // Each period sums its own index range of the stamp log: no sort or hash over the window's
-      // rows, which a year of stamps would spill to disk (the planner cannot tell how few local
-      // days there are, so it plans a sort of every row).
-      const { timezone, from, to } = window
-      const step = sql`('1 ' || ${input.group_by})::interval`
-      const series = yield* sql<LoyaltyCardMetrics["stamps_by_period"][number]>`
-        SELECT ${periodLabel(sql, sql`p.period`, input.group_by)} AS period,
-               (SELECT coalesce(sum(quantity), 0) FROM loyalty_stamps
-                WHERE empresa_id = ${empresaId} ${ofProgram} AND created_at >= b.starts AND created_at < b.ends)::int AS stamps,
-               (SELECT count(*) FROM loyalty_cards
-                WHERE empresa_id = ${empresaId} ${ofProgram} AND completed_at >= b.starts AND completed_at < b.ends)::int AS completions
-        FROM (${periodSeries(sql, window, input.group_by)}) p,
-             LATERAL (SELECT greatest(p.period AT TIME ZONE ${timezone}, ${from}::timestamptz) AS starts,
-                             least((p.period + ${step}) AT TIME ZONE ${timezone}, ${to}::timestamptz) AS ends) b
-        ORDER BY p.period`
+      const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
+        window,
+        groupBy: input.group_by,
+        facts: (inPeriod) => sql`
+          SELECT quantity AS stamps, 0 AS completions
+          FROM loyalty_stamps WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`created_at`)}
+          UNION ALL
+          SELECT 0, 1
+          FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`completed_at`)}`,
+        measures: { stamps: "sum(stamps)", completions: "sum(completions)" },
+        columns: "m.stamps AS stamps, m.completions AS completions"
+      })
 
       // Ranked before the names are joined, so only the top rows touch the clients table.
       const top = yield* sql<LoyaltyCardMetrics["top_clients"][number]>`
@@ -91,7 +92,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
         period_days: window.days,
         program_id: programId,
         program_name: name,
-        stamps_by_period: [...series],
+        stamps_by_period: series,
         top_clients: [...top]
       } satisfies LoyaltyCardMetrics
     })

@@ -1,7 +1,9 @@
-import { SqlClient, type Statement } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { windowOf, withinWindow } from "../periods.js"
+import type { EmpresaId } from "../../ids.js"
+import { inWindow } from "../periods.js"
+import { echoOf, Metrics } from "../service.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
 
 /**
@@ -20,14 +22,16 @@ type Facts = Pick<MetricsOverview, "clients" | "points" | "coupons" | "redemptio
  */
 export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>()("core/MetricsOverviewReport", {
   accessors: true,
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const metrics = yield* Metrics
     const couponClosing = sql.literal(COUPON_CLOSING)
     const redemptionClosing = sql.literal(REDEMPTION_CLOSING)
 
-    const get = Effect.fn("MetricsOverview.get")(function* (empresaId: string, input: MetricsOverviewInput) {
-      const window = yield* windowOf(empresaId, input.days)
-      const within = (column: Statement.Fragment) => withinWindow(sql, column, window)
+    const get = Effect.fn("MetricsOverview.get")(function* (empresaId: EmpresaId, input: MetricsOverviewInput) {
+      const window = yield* metrics.window(empresaId, input.days)
+      const within = inWindow(sql, window)
       const created = within(sql`created_at`)
 
       // Active clients: those with a timeline event in the window (every action writes one,
@@ -72,10 +76,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
           (SELECT count(*) AS pending FROM redemptions
            WHERE empresa_id = ${empresaId} AND ${redemptionClosing} > ${window.to} AND status = 'pending') ro`
       return {
-        period_days: window.days,
-        from: window.from,
-        to: window.to,
-        timezone: window.timezone,
+        ...echoOf(window),
         ...facts!
       } satisfies MetricsOverview
     })

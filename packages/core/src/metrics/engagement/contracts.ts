@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { Timestamp, Uuid } from "../../contracts.js"
-import { Days, GroupBy } from "../periods.js"
+import { Timestamp } from "../../contracts.js"
+import { CampaignId, ClientId, QuestId } from "../../ids.js"
+import { Days, GroupBy } from "../contracts.js"
 
 /**
  * Engagement analytics: referrals, surveys (quests) and NFC-e invoices. Conventions shared by
@@ -26,7 +27,7 @@ const groupByEcho = {
  * An optional id filter: absent or null means "all". Described on both levels: the REST document
  * reads the inner schema of a query parameter, MCP the outer one.
  */
-const OptionalId = (description: string) => Uuid.describe(description).nullish().describe(description)
+const OptionalId = <Id extends z.ZodType>(id: Id, description: string) => id.describe(description).nullish().describe(description)
 
 const PeriodLabel = z
   .string()
@@ -36,14 +37,15 @@ const PeriodLabel = z
 
 export const ReferralPerformanceInput = z.strictObject({
   client_id: OptionalId(
+    ClientId,
     "Only referrals made by this client (the referrer), a UUID; omit (or null) for the whole program. Another empresa's client: 404"
   ),
   days: Days
 })
 export type ReferralPerformanceInput = z.infer<typeof ReferralPerformanceInput>
 
-export const TopReferrer = z.object({
-  client_id: Uuid.describe("The referrer client"),
+const TopReferrer = z.object({
+  client_id: ClientId.describe("The referrer client"),
   name: z.string().describe("The client's name (nome)"),
   referrals: Count.describe("Referrals this client made in the window"),
   completed: Count.describe("Of those, how many have completed")
@@ -51,7 +53,7 @@ export const TopReferrer = z.object({
 
 export const ReferralPerformance = z
   .object({
-    client_id: Uuid.nullable().describe("The referrer the figures are restricted to; null for the whole program"),
+    client_id: ClientId.nullable().describe("The referrer the figures are restricted to; null for the whole program"),
     client_name: z.string().nullable().describe("That client's name; null for the whole program"),
     ...windowEcho,
     referrals_made: Count.describe("Referrals made (created) in the window"),
@@ -95,15 +97,15 @@ export type ReferralPerformance = z.infer<typeof ReferralPerformance>
 export const ReferralMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
 export type ReferralMetricsInput = z.infer<typeof ReferralMetricsInput>
 
-export const ReferralPeriod = z.object({
+const ReferralPeriod = z.object({
   period: PeriodLabel,
   referrals: Count.describe("Referrals made in the period"),
   completed: Count.describe("Referrals completed in the period (whenever they were made)"),
   bonus_points: Count.describe("Bonus points paid in the period (referrer + referred bonus of the referrals completed in it)")
 })
 
-export const ReferralCampaignBreakdown = z.object({
-  campaign_id: Uuid,
+const ReferralCampaignBreakdown = z.object({
+  campaign_id: CampaignId,
   name: z.string(),
   referrals: Count.describe("Referrals made in the window attributed to this campaign"),
   completed: Count.describe("Referrals of this campaign completed in the window"),
@@ -159,7 +161,7 @@ export type ReferralMetrics = z.infer<typeof ReferralMetrics>
 // ---------------------------------------------------------------- quest (survey) metrics
 
 export const QuestMetricsInput = z.strictObject({
-  quest_id: OptionalId("Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"),
+  quest_id: OptionalId(QuestId, "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"),
   days: Days,
   group_by: GroupBy
 })
@@ -171,21 +173,21 @@ const NpsScore = z
   .nullable()
   .describe("Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; null without NPS answers")
 
-export const QuestPeriod = z.object({
+const QuestPeriod = z.object({
   period: PeriodLabel,
   responses: Count.describe("Responses submitted in the period"),
   csat_avg: CsatAverage,
   nps: NpsScore
 })
 
-export const CsatScoreCount = z.object({
+const CsatScoreCount = z.object({
   score: z.number().int().min(1).max(5).describe("CSAT score"),
   count: Count.describe("Responses with that score")
 })
 
 export const QuestMetrics = z
   .object({
-    quest_id: Uuid.nullable().describe("The quest the figures are restricted to; null for all quests"),
+    quest_id: QuestId.nullable().describe("The quest the figures are restricted to; null for all quests"),
     quest_name: z.string().nullable().describe("That quest's name; null for all quests"),
     ...windowEcho,
     ...groupByEcho,
@@ -245,7 +247,7 @@ export type QuestMetrics = z.infer<typeof QuestMetrics>
 export const NfceMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
 export type NfceMetricsInput = z.infer<typeof NfceMetricsInput>
 
-export const NfcePeriod = z.object({
+const NfcePeriod = z.object({
   period: PeriodLabel,
   scanned: Count.describe("Invoices scanned in the period"),
   completed: Count.describe("Of those, invoices processed and credited"),

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { Empresas } from "../../empresas/service.js"
 import { NotFound } from "../../errors.js"
-import { periodStart, windowOf, type Window } from "../periods.js"
+import type { EmpresaId } from "../../ids.js"
+import { inWindow, seriesWithTotal, type Within } from "../periods.js"
+import { echoOf, Metrics } from "../service.js"
 import type {
   NfceMetrics,
   NfceMetricsInput,
@@ -14,7 +15,6 @@ import type {
   ReferralPerformance,
   ReferralPerformanceInput
 } from "./contracts.js"
-import { seriesWithTotal, totalAndSeries } from "./rollup.js"
 
 /** How many clients `top_referrers` lists. */
 const TOP_REFERRERS = 10
@@ -29,36 +29,22 @@ const ratio = (numerator: string, denominator: string) =>
 /** An average rounded to `decimals`, null over nothing. */
 const average = (sum: string, count: string, decimals: number) => `round(${sum}::numeric / NULLIF(${count}, 0), ${decimals})`
 
-/** The window as every response echoes it. */
-const echo = (window: Window) => ({
-  period_days: window.days,
-  from: window.from,
-  to: window.to,
-  timezone: window.timezone
-})
-
 type Counts<K extends string> = Record<K, number>
 
 export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core/EngagementMetrics", {
   accessors: true,
-  dependencies: [Empresas.Default],
+  dependencies: [Metrics.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const empresas = yield* Empresas
+    const metrics = yield* Metrics
     const lit = sql.literal
-
-    const windowFor = (empresaId: string, days: number) =>
-      windowOf(empresaId, days).pipe(Effect.provideService(Empresas, empresas), Effect.provideService(SqlClient.SqlClient, sql))
-
-    /** The window's half-open range on an instant column: the (empresa_id, column) indexes serve it. */
-    const inWindow = (column: string, window: Window) => sql`${sql(column)} >= ${window.from} AND ${sql(column)} < ${window.to}`
 
     /**
      * Follows the referrals made in the window (a cohort) to their outcome, so completed <= made
      * and the conversion rate is a true ratio.
      */
     const referralPerformance = Effect.fn("EngagementMetrics.referralPerformance")(function* (
-      empresaId: string,
+      empresaId: EmpresaId,
       input: ReferralPerformanceInput
     ) {
       const clientId = input.client_id ?? null
@@ -68,9 +54,10 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         if (client === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
         clientName = client.nome
       }
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
+      const within = inWindow(sql, window)
       const cohort = sql`
-        empresa_id = ${empresaId} AND ${inWindow("created_at", window)}
+        empresa_id = ${empresaId} AND ${within(sql`created_at`)}
         ${clientId !== null ? sql`AND referrer_client_id = ${clientId}` : sql``}`
       const [totals] = yield* sql<
         Counts<"referrals_made" | "referrals_completed" | "referrals_pending" | "conversion_rate" | "bonus_points_paid"> & {
@@ -106,7 +93,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       return {
         client_id: clientId,
         client_name: clientName,
-        ...echo(window),
+        ...echoOf(window),
         ...totals!,
         top_referrers: [...top]
       } satisfies ReferralPerformance
@@ -116,22 +103,21 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * Counts each referral event when it happened: made at created_at, completed (and its bonus
      * paid) at completed_at, so each period shows that period's activity.
      */
-    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: string, input: ReferralMetricsInput) {
-      const window = yield* windowFor(empresaId, input.days)
-      const events = sql`
-        SELECT created_at AS at, 1 AS made, 0 AS completed, 0 AS bonus, campaign_id
-        FROM referrals WHERE empresa_id = ${empresaId} AND ${inWindow("created_at", window)}
+    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: EmpresaId, input: ReferralMetricsInput) {
+      const window = yield* metrics.window(empresaId, input.days)
+      const events = (within: Within) => sql`
+        SELECT 1 AS made, 0 AS completed, 0 AS bonus, campaign_id
+        FROM referrals WHERE empresa_id = ${empresaId} AND ${within(sql`created_at`)}
         UNION ALL
-        SELECT completed_at, 0, 1, ${lit(BONUS)}, campaign_id
-        FROM referrals WHERE empresa_id = ${empresaId} AND ${inWindow("completed_at", window)}`
-      const rows = yield* seriesWithTotal<Counts<"referrals" | "completed" | "bonus_points">>(sql, {
+        SELECT 0, 1, ${lit(BONUS)}, campaign_id
+        FROM referrals WHERE empresa_id = ${empresaId} AND ${within(sql`completed_at`)}`
+      const { total, series } = yield* seriesWithTotal<Counts<"referrals" | "completed" | "bonus_points">>(sql, {
         window,
         groupBy: input.group_by,
-        facts: sql`SELECT ${periodStart(sql, sql`at`, input.group_by, window.timezone)} AS period, made, completed, bonus FROM (${events}) e`,
+        facts: events,
         measures: { referrals: "sum(made)", completed: "sum(completed)", bonus_points: "sum(bonus)" },
         columns: "m.referrals AS referrals, m.completed AS completed, m.bonus_points AS bonus_points"
       })
-      const { total, series } = totalAndSeries(rows)
       // Campaigns are few per empresa; the ones running in the window show even with no referrals.
       const campaigns = yield* sql<ReferralMetrics["campaigns"][number]>`
         SELECT c.id AS campaign_id, c.name,
@@ -140,7 +126,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         FROM referral_campaigns c
         LEFT JOIN (
           SELECT campaign_id, sum(made) AS referrals, sum(completed) AS completed, sum(bonus) AS bonus_points
-          FROM (${events}) e
+          FROM (${events(inWindow(sql, window))}) e
           WHERE campaign_id IS NOT NULL
           GROUP BY campaign_id
         ) a ON a.campaign_id = c.id
@@ -149,7 +135,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
                OR (c.active AND c.starts_at < ${window.to} AND (c.ends_at IS NULL OR c.ends_at > ${window.from})))
         ORDER BY c.starts_at DESC, c.id DESC`
       return {
-        ...echo(window),
+        ...echoOf(window),
         group_by: input.group_by,
         referrals: total.referrals,
         completed: total.completed,
@@ -159,7 +145,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       } satisfies ReferralMetrics
     })
 
-    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (empresaId: string, input: QuestMetricsInput) {
+    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (empresaId: EmpresaId, input: QuestMetricsInput) {
       const questId = input.quest_id ?? null
       let questName: string | null = null
       if (questId !== null) {
@@ -167,7 +153,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         if (quest === undefined) return yield* new NotFound({ resource: "Quest", id: questId })
         questName = quest.name
       }
-      const window = yield* windowFor(empresaId, input.days)
+      const window = yield* metrics.window(empresaId, input.days)
       type Row = Counts<
         | "responses"
         | "csat_responses"
@@ -184,14 +170,13 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         | "contact_capture_rate"
         | "low_score_alerts_sent"
       > & { csat_avg: number | null; nps_score: number | null }
-      const rows = yield* seriesWithTotal<Row>(sql, {
+      const { total, series } = yield* seriesWithTotal<Row>(sql, {
         window,
         groupBy: input.group_by,
-        facts: sql`
-          SELECT ${periodStart(sql, sql`created_at`, input.group_by, window.timezone)} AS period,
-                 csat, nps, (client_name IS NOT NULL OR client_phone IS NOT NULL) AS has_contact, low_score_alert_sent
+        facts: (within) => sql`
+          SELECT csat, nps, (client_name IS NOT NULL OR client_phone IS NOT NULL) AS has_contact, low_score_alert_sent
           FROM quest_responses
-          WHERE empresa_id = ${empresaId} AND ${inWindow("created_at", window)}
+          WHERE empresa_id = ${empresaId} AND ${within(sql`created_at`)}
           ${questId !== null ? sql`AND quest_id = ${questId}` : sql``}`,
         measures: {
           responses: "count(*)",
@@ -220,11 +205,10 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
           ${ratio("m.contacts_captured", "m.responses")} AS contact_capture_rate,
           m.low_score_alerts_sent AS low_score_alerts_sent`
       })
-      const { total, series } = totalAndSeries(rows)
       return {
         quest_id: questId,
         quest_name: questName,
-        ...echo(window),
+        ...echoOf(window),
         group_by: input.group_by,
         responses: total.responses,
         csat_responses: total.csat_responses,
@@ -246,19 +230,16 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
     })
 
     /** Invoices count in the period they were scanned; money and points only once completed. */
-    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: string, input: NfceMetricsInput) {
-      const window = yield* windowFor(empresaId, input.days)
-      const scanned = sql`empresa_id = ${empresaId} AND ${inWindow("created_at", window)}`
+    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: EmpresaId, input: NfceMetricsInput) {
+      const window = yield* metrics.window(empresaId, input.days)
+      const scanned = (within: Within) => sql`empresa_id = ${empresaId} AND ${within(sql`created_at`)}`
       type Row = Counts<"scanned" | "processing" | "completed" | "failed" | "total_valor" | "points_credited" | "conversion_rate"> & {
         avg_ticket: number | null
       }
-      const rows = yield* seriesWithTotal<Row>(sql, {
+      const { total, series } = yield* seriesWithTotal<Row>(sql, {
         window,
         groupBy: input.group_by,
-        facts: sql`
-          SELECT ${periodStart(sql, sql`created_at`, input.group_by, window.timezone)} AS period,
-                 status, valor_total, points_credited
-          FROM nfce_invoices WHERE ${scanned}`,
+        facts: (within) => sql`SELECT status, valor_total, points_credited FROM nfce_invoices WHERE ${scanned(within)}`,
         measures: {
           scanned: "count(*)",
           processing: "count(*) FILTER (WHERE status = 'processing')",
@@ -273,7 +254,6 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
           ${ratio("m.completed", "m.scanned")} AS conversion_rate,
           ${average("m.total_valor", "m.completed", 2)} AS avg_ticket`
       })
-      const { total, series } = totalAndSeries(rows)
       // Recurrence needs each client's invoice count, a grouping the series cannot share.
       const [clients] = yield* sql<
         Counts<"unique_clients" | "recurring_clients" | "recurrence_rate"> & { avg_invoices_per_client: number | null }
@@ -285,12 +265,12 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
           SELECT count(*) AS clients, count(*) FILTER (WHERE n >= 2) AS recurring, sum(n) AS invoices
           FROM (
             SELECT count(*) AS n FROM nfce_invoices
-            WHERE ${scanned} AND status = 'completed' AND client_id IS NOT NULL
+            WHERE ${scanned(inWindow(sql, window))} AND status = 'completed' AND client_id IS NOT NULL
             GROUP BY client_id
           ) per_client
         ) t`
       return {
-        ...echo(window),
+        ...echoOf(window),
         group_by: input.group_by,
         invoices_scanned: total.scanned,
         invoices_processing: total.processing,

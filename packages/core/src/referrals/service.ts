@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { constraintOf, isCheckViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import type { CampaignId, EmpresaId } from "../ids.js"
 import type { CreateCampaignInput, ReferralCampaign, UpdateCampaignInput } from "./contracts.js"
 
 const CAMPAIGN_COLUMNS = `
@@ -41,11 +42,11 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
      * check that follows sees every committed campaign and no concurrent writer slips past it.
      * NO KEY UPDATE leaves foreign-key checks against the empresa unblocked.
      */
-    const lockCampaigns = (empresaId: string) => sql`SELECT id FROM empresas WHERE id = ${empresaId} FOR NO KEY UPDATE`
+    const lockCampaigns = (empresaId: EmpresaId) => sql`SELECT id FROM empresas WHERE id = ${empresaId} FOR NO KEY UPDATE`
 
     /** At most one active campaign covers any instant: the referral flow pays "the" running one. */
-    const refuseOverlap = Effect.fn("ReferralCampaigns.refuseOverlap")(function* (empresaId: string, campaignId: string) {
-      const [other] = yield* sql<{ id: string; name: string }>`
+    const refuseOverlap = Effect.fn("ReferralCampaigns.refuseOverlap")(function* (empresaId: EmpresaId, campaignId: CampaignId) {
+      const [other] = yield* sql<{ id: CampaignId; name: string }>`
         SELECT o.id, o.name
         FROM referral_campaigns c
         JOIN referral_campaigns o ON o.empresa_id = c.empresa_id AND o.id <> c.id AND o.active
@@ -62,14 +63,14 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
     })
 
     /** Newest first; `status` is computed at read time. */
-    const list = Effect.fn("ReferralCampaigns.list")(function* (empresaId: string) {
+    const list = Effect.fn("ReferralCampaigns.list")(function* (empresaId: EmpresaId) {
       const rows = yield* sql<ReferralCampaign>`
         SELECT ${columns} FROM referral_campaigns WHERE empresa_id = ${empresaId}
         ORDER BY created_at DESC, id DESC`
       return [...rows]
     })
 
-    const create = Effect.fn("ReferralCampaigns.create")(function* (empresaId: string, input: CreateCampaignInput) {
+    const create = Effect.fn("ReferralCampaigns.create")(function* (empresaId: EmpresaId, input: CreateCampaignInput) {
       yield* lockCampaigns(empresaId)
       const [row] = yield* sql<ReferralCampaign>`
         INSERT INTO referral_campaigns (empresa_id, name, referrer_bonus, referred_bonus, starts_at, ends_at, active)
@@ -80,7 +81,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       return row!
     }, sql.withTransaction)
 
-    const update = Effect.fn("ReferralCampaigns.update")(function* (empresaId: string, input: UpdateCampaignInput) {
+    const update = Effect.fn("ReferralCampaigns.update")(function* (empresaId: EmpresaId, input: UpdateCampaignInput) {
       const { campaign_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       yield* lockCampaigns(empresaId)
@@ -101,7 +102,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
      * The campaign whose bonuses a referral completing at `at` (default: now) earns: the active
      * one whose window contains that instant. Overlaps are refused, so there is at most one.
      */
-    const runningCampaign = Effect.fn("ReferralCampaigns.runningCampaign")(function* (empresaId: string, at?: Date) {
+    const runningCampaign = Effect.fn("ReferralCampaigns.runningCampaign")(function* (empresaId: EmpresaId, at?: Date) {
       const instant = at?.toISOString() ?? null
       const [row] = yield* sql<ReferralCampaign>`
         SELECT ${columns} FROM referral_campaigns

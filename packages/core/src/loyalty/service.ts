@@ -2,6 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
+import type { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
 import { insertEvent, recordEvent } from "../timeline/events.js"
 import type { ClaimResult, IssueCardInput, ListCardsInput, LoyaltyCard, LoyaltyProgress, StampCardInput } from "./contracts.js"
 
@@ -37,18 +38,18 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
     const sql = yield* SqlClient.SqlClient
     const select = sql.literal(CARD_SELECT)
 
-    const byIds = (empresaId: string, ids: ReadonlyArray<string>) =>
+    const byIds = (empresaId: EmpresaId, ids: ReadonlyArray<CardId>) =>
       sql<LoyaltyCard>`${select} WHERE c.empresa_id = ${empresaId} AND c.id IN ${sql.in(ids)}`
 
     /** Why a conditional update matched nothing: read once, after the fact, to name the refusal. */
-    const stateOf = (empresaId: string, cardId: string) =>
+    const stateOf = (empresaId: EmpresaId, cardId: CardId) =>
       sql<CardState>`
         SELECT c.status, c.stamps, c.max_stamps, p.active AS program_active
         FROM loyalty_cards c JOIN loyalty_programs p ON p.empresa_id = c.empresa_id AND p.id = c.program_id
         WHERE c.empresa_id = ${empresaId} AND c.id = ${cardId}`.pipe(Effect.map((rows) => rows[0]))
 
     /** Newest first; `starting_after` continues after a card of a previous call. */
-    const list = Effect.fn("LoyaltyCards.list")(function* (empresaId: string, input: ListCardsInput) {
+    const list = Effect.fn("LoyaltyCards.list")(function* (empresaId: EmpresaId, input: ListCardsInput) {
       const filters: Array<Statement.Fragment> = [
         sql`c.empresa_id = ${empresaId}`,
         ...(input.client_id ? [sql`c.client_id = ${input.client_id}`] : []),
@@ -73,8 +74,8 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * Issues a card of an active program to a client; the goal is the program's current
      * `stamps_required`. A client holds at most one open (unclaimed) card per program.
      */
-    const issue = Effect.fn("LoyaltyCards.issue")(function* (empresaId: string, input: IssueCardInput) {
-      const [issued] = yield* sql<{ id: string }>`
+    const issue = Effect.fn("LoyaltyCards.issue")(function* (empresaId: EmpresaId, input: IssueCardInput) {
+      const [issued] = yield* sql<{ id: CardId }>`
         INSERT INTO loyalty_cards (empresa_id, client_id, program_id, max_stamps)
         SELECT p.empresa_id, c.id, p.id, p.stamps_required
         FROM loyalty_programs p JOIN clients c ON c.empresa_id = p.empresa_id AND c.id = ${input.client_id}
@@ -105,7 +106,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * serializes concurrent stamps and each re-checks the room left, so a card never exceeds its
      * goal. The stamp log entry and the timeline event are written by the same statement.
      */
-    const stamp = Effect.fn("LoyaltyCards.stamp")(function* (empresaId: string, input: StampCardInput) {
+    const stamp = Effect.fn("LoyaltyCards.stamp")(function* (empresaId: EmpresaId, input: StampCardInput) {
       const { card_id: cardId, quantity } = input
       const title = quantity === 1 ? "+1 stamp" : `+${quantity} stamps`
       const [progress] = yield* sql<LoyaltyProgress>`
@@ -163,8 +164,8 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * fresh card of the same program for the next cycle, in one transaction. Staff call it over
      * the company API; the end-user claim-reward reuses it.
      */
-    const claim = Effect.fn("LoyaltyCards.claim")(function* (empresaId: string, cardId: string) {
-      const [claimed] = yield* sql<{ client_id: string; program_id: string }>`
+    const claim = Effect.fn("LoyaltyCards.claim")(function* (empresaId: EmpresaId, cardId: CardId) {
+      const [claimed] = yield* sql<{ client_id: ClientId; program_id: ProgramId }>`
         UPDATE loyalty_cards SET status = 'claimed', claimed_at = now(), updated_at = now()
         WHERE empresa_id = ${empresaId} AND id = ${cardId} AND status = 'completed'
         RETURNING client_id, program_id`
@@ -178,7 +179,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
               message: `Card ${cardId} has ${state.stamps} of ${state.max_stamps} stamps; its reward is not available yet`
             })
       }
-      const [next] = yield* sql<{ id: string }>`
+      const [next] = yield* sql<{ id: CardId }>`
         INSERT INTO loyalty_cards (empresa_id, client_id, program_id, max_stamps)
         SELECT empresa_id, ${claimed.client_id}, id, stamps_required FROM loyalty_programs
         WHERE empresa_id = ${empresaId} AND id = ${claimed.program_id} AND active

@@ -4,6 +4,7 @@ import { Effect, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
 import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
+import type { EmpresaId, KeyId } from "../ids.js"
 import { AuthCache } from "./cache.js"
 import type { Credentials, Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
@@ -58,8 +59,8 @@ const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
 })
 
 interface ApiKeyRow {
-  readonly id: string
-  readonly empresa_id: string
+  readonly id: KeyId
+  readonly empresa_id: EmpresaId
   readonly name: string
   readonly scope: ApiKeyScope
   readonly prefix: string
@@ -70,6 +71,7 @@ interface ApiKeyRow {
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
   accessors: true,
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* Config
@@ -88,7 +90,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (cached !== undefined) return cached
       const since = cache.epoch()
       // The touch is throttled to once a minute so authentication stays a read on the hot path.
-      const rows = yield* sql<{ id: string; empresa_id: string; scope: ApiKeyScope; revoked: boolean; api_access: boolean }>`
+      const rows = yield* sql<{ id: KeyId; empresa_id: EmpresaId; scope: ApiKeyScope; revoked: boolean; api_access: boolean }>`
         WITH k AS (
           SELECT k.id, k.empresa_id, k.scope, k.revoked_at IS NOT NULL AS revoked, e.api_access
           FROM api_keys k JOIN empresas e ON e.id = k.empresa_id
@@ -115,7 +117,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return authenticated
     })
 
-    const create = Effect.fn("ApiKeys.create")(function* (empresaId: string, input: { name: string; scope: ApiKeyScope }) {
+    const create = Effect.fn("ApiKeys.create")(function* (empresaId: EmpresaId, input: { name: string; scope: ApiKeyScope }) {
       const { key, prefix, hash } = newKey()
       const rows = yield* sql<ApiKeyRow>`
         INSERT INTO api_keys (empresa_id, name, scope, prefix, key_hash)
@@ -127,7 +129,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return { ...toRecord(row), key } satisfies ApiKeyCreated
     })
 
-    const list = Effect.fn("ApiKeys.list")(function* (empresaId: string) {
+    const list = Effect.fn("ApiKeys.list")(function* (empresaId: EmpresaId) {
       const [exists] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM empresas WHERE id = ${empresaId}`
       if (!exists?.n) return yield* new NotFound({ resource: "Empresa", id: empresaId })
       const rows = yield* sql<ApiKeyRow>`
@@ -136,7 +138,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     /** Revoking is idempotent: a revoked key comes back as it is, with its first revocation time. */
-    const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: string) {
+    const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: KeyId) {
       const rows = yield* sql<ApiKeyRow>`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`.pipe(
         cache.keyChange(keyId)

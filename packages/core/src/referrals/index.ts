@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { ReferralCampaigns } from "./campaigns.js"
+import { ReferralCampaigns } from "./service.js"
 
 /** This area's services, merged into the core runtime. */
 export const layer = Layer.mergeAll(ReferralCampaigns.Default)

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { LoyaltyCards } from "./cards.js"
+import { LoyaltyCards } from "./service.js"
 import { LoyaltyPrograms } from "./programs.js"
 
 /** This area's services, merged into the core runtime. */
