@@ -271,3 +271,16 @@ describe("request bodies", () => {
     expect(await text.json()).toEqual({ detail: expect.any(String) })
   })
 })
+
+describe("query strings", () => {
+  it("treats names an object inherits as unknown parameters, not as a crash", async () => {
+    const tenant = await createTenant(server)
+    for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+      const res = await call(server, `/api/v1/public/quests?${name}=1&${name}=2`, { key: tenant.key })
+      expect(res.status, name).toBe(422)
+      expect(res.body.detail).toEqual([{ loc: ["query", name], msg: expect.any(String), type: "extra_forbidden" }])
+    }
+    // The library copies the query into a plain object, where `__proto__` is no own property: ignored.
+    expect((await call(server, "/api/v1/public/quests?__proto__=1", { key: tenant.key })).status).toBe(200)
+  })
+})

@@ -43,6 +43,19 @@ const readBody = async (req: Request): Promise<{ body: Body; impliedJson: boolea
 }
 
 /**
+ * The query string as the library reads it from `req.query` (each name to its values). Its own
+ * parser collects them in a `{}` and threw on names an object inherits (`?constructor=1`,
+ * `?__proto__=1`: a 500); a null-prototype object has none.
+ */
+const queryOf = (url: URL): Record<string, Array<string>> => {
+  const query: Record<string, Array<string>> = Object.create(null)
+  url.searchParams.forEach((value, name) => {
+    query[name] = [...(query[name] ?? []), value]
+  })
+  return query
+}
+
+/**
  * The request as trpc-to-openapi's node handler reads it: a `Request` (so it takes the web paths
  * for content type and abort signal) whose URL is relative to the base path and whose `body` is
  * the parsed JSON, as its own fetch adapter presents it.
@@ -50,7 +63,11 @@ const readBody = async (req: Request): Promise<{ body: Body; impliedJson: boolea
 const libraryRequest = async (req: Request, endpoint: string): Promise<Request> => {
   const url = req.url.replace(endpoint, "")
   if (req.method === "GET" || req.method === "HEAD" || req.method === "DELETE") {
-    return new Proxy(req, { get: (target, prop) => (prop === "url" ? url : Reflect.get(target, prop, target)) })
+    let query: Record<string, Array<string>> | undefined
+    return new Proxy(req, {
+      get: (target, prop) =>
+        prop === "url" ? url : prop === "query" ? (query ??= queryOf(new URL(req.url))) : Reflect.get(target, prop, target)
+    })
   }
   const { body, impliedJson } = await readBody(req)
   const headers = impliedJson ? new Headers([...req.headers, ["content-type", JSON_TYPE]]) : req.headers
