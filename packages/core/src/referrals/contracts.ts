@@ -1,8 +1,7 @@
 import { z } from "zod"
-import { Flag, JsonNumber, Timestamp, Uuid } from "../contracts.js"
+import { Flag, Instant, JsonNumber, Timestamp, Uuid } from "../contracts.js"
 
 const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
-const Instant = z.iso.datetime({ offset: true })
 
 export const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])
