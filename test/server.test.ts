@@ -308,3 +308,19 @@ describe("instants", () => {
     expect(fine.status).toBe(201)
   })
 })
+
+describe("lone surrogates", () => {
+  it("store as U+FFFD in JSON columns as in text ones, instead of failing", async () => {
+    const tenant = await createTenant(server)
+    const research = { fields: [{ id: "nota", type: "text", label: "Nota\uD800?" }] }
+    const quest = await call(server, "/api/v1/public/quests", { key: tenant.key, body: { name: "Q\uD800", research } })
+    expect(quest.status).toBe(201)
+    expect(quest.body).toMatchObject({ name: "Q\uFFFD", research: { fields: [{ label: "Nota\uFFFD?" }] } })
+    const settings = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
+      method: "PATCH",
+      key: server.adminKey,
+      body: { settings: { logo_url: "https://example.com/\uDC00.png" } }
+    })
+    expect(settings.status).toBe(200)
+  })
+})

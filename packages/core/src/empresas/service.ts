@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation } from "@fidelis/db"
+import { jsonb, onUniqueViolation } from "@fidelis/db"
 import { Effect } from "effect"
 import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound } from "../errors.js"
@@ -20,7 +20,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       const [row] = yield* sql<Empresa>`
         INSERT INTO empresas (name, id_name, cnpj, plan, api_access, settings)
         VALUES (${input.name}, ${input.id_name}, ${input.cnpj ?? null}, ${input.plan}, ${input.api_access},
-                ${JSON.stringify(input.settings)}::jsonb)
+                ${jsonb(input.settings)}::jsonb)
         RETURNING *`.pipe(onUniqueViolation(duplicate))
       return row!
     })
@@ -47,7 +47,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       const [row] = yield* sql<Empresa>`
         UPDATE empresas SET
           ${Object.keys(set).length > 0 ? sql`${sql.update(set)},` : sql``}
-          settings = settings || ${JSON.stringify(settings ?? {})}::jsonb,
+          settings = settings || ${jsonb(settings ?? {})}::jsonb,
           updated_at = now()
         WHERE id = ${empresa_id}
         RETURNING *`.pipe(onUniqueViolation(duplicate))

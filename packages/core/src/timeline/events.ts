@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { jsonb } from "@fidelis/db"
 import { Effect } from "effect"
 
 /** The four timeline categories of spec section 6. */
@@ -25,5 +26,5 @@ export const recordEvent = (event: ActivityEvent) =>
     sql`
       INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
       VALUES (${event.empresaId}, ${event.clientId}, ${event.type}, ${event.title}, ${event.description ?? null},
-              ${event.points ?? 0}, ${JSON.stringify(event.metadata ?? {})}::jsonb)`
+              ${event.points ?? 0}, ${jsonb(event.metadata ?? {})}::jsonb)`
   ).pipe(Effect.asVoid, Effect.withSpan("timeline.recordEvent", { attributes: { type: event.type } }))
