@@ -337,7 +337,8 @@ const validNumber = (schema: JsonSchema, integer: boolean): fc.Arbitrary<number>
   // Small values are the ones that pass business rules (a balance, a stock); the bounds find off-by-ones.
   return fc
     .oneof(
-      { weight: 3, arbitrary: intIn(min, Math.min(max, min + 1000)) },
+      { weight: 3, arbitrary: intIn(min, Math.min(max, min + 20)) },
+      { weight: 2, arbitrary: intIn(min, Math.min(max, min + 1000)) },
       { weight: 1, arbitrary: intIn(min, max) },
       { weight: 1, arbitrary: fc.constantFrom(min, max) }
     )
@@ -365,7 +366,9 @@ export const validArb = (schema: JsonSchema, name: string, options: FuzzOptions)
       return fc.constant(null)
     case "array": {
       const minLength = Math.max(schema.minItems ?? 0, options.skipKnownBugs && name === "category" ? 1 : 0)
-      return fc.array(validArb(schema.items ?? {}, name, options), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) })
+      const items = fc.array(validArb(schema.items ?? {}, name, options), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) })
+      // An empty list is the edge case a filter most often gets wrong.
+      return minLength === 0 ? fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: items }) : items
     }
     case "object":
       return validObject(schema, options)
@@ -520,9 +523,9 @@ export const caseArb = (fields: ReadonlyArray<Field>, options: FuzzOptions): fc.
     }
   )
   return fc.oneof(
-    { weight: 2, arbitrary: fc.record({ values: valid, extra }) },
-    { weight: 5, arbitrary: fc.record({ values: oneSpoiled, extra }) },
-    { weight: 2, arbitrary: fc.record({ values: mixed, extra }) },
+    { weight: 4, arbitrary: fc.record({ values: valid, extra }) },
+    { weight: 4, arbitrary: fc.record({ values: oneSpoiled, extra }) },
+    { weight: 1, arbitrary: fc.record({ values: mixed, extra }) },
     { weight: 1, arbitrary: fc.record({ values: valid, extra, whole: hostileWholeArb(options) }) }
   )
 }
