@@ -264,3 +264,56 @@ describe("request bodies", () => {
     expect(await text.json()).toEqual({ detail: expect.any(String) })
   })
 })
+
+describe("query strings", () => {
+  it("treats names an object inherits as unknown parameters, not as a crash", async () => {
+    const tenant = await createTenant(server)
+    for (const name of ["constructor", "toString", "hasOwnProperty"]) {
+      const res = await call(server, `/api/v1/public/quests?${name}=1&${name}=2`, { key: tenant.key })
+      expect(res.status, name).toBe(422)
+      expect(res.body.detail).toEqual([{ loc: ["query", name], msg: expect.any(String), type: "extra_forbidden" }])
+    }
+    // The library copies the query into a plain object, where `__proto__` is no own property: ignored.
+    expect((await call(server, "/api/v1/public/quests?__proto__=1", { key: tenant.key })).status).toBe(200)
+  })
+})
+
+describe("instants", () => {
+  it("refuses year 0000 and offsets beyond ±15:59 with 422 wherever an instant is taken, since the database cannot store them", async () => {
+    const tenant = await createTenant(server)
+    const client = await createClient(server, tenant)
+    const product = await call(server, "/api/v1/public/products", { key: tenant.key, body: { name: "Caneca", points_cost: 10 } })
+    const research = { fields: [{ id: "nota", type: "text", label: "Nota?" }] }
+    for (const instant of ["0000-01-01T00:00:00Z", "2030-01-01T00:00:00+16:00", "2030-01-01T00:00:00-23:59"]) {
+      const cases = [
+        ["/referrals/campaigns", { name: "C", referrer_bonus: 1, referred_bonus: 1, active: false, ends_at: instant }, ["body", "ends_at"]],
+        ["/quests", { name: "Q", research, valid_until: instant }, ["body", "valid_until"]],
+        ["/rewards", { product_id: product.body.id, expires_at: instant }, ["body", "expires_at"]],
+        [`/clients/${client.id}/timeline?from=${encodeURIComponent(instant)}`, undefined, ["query", "from"]]
+      ] as const
+      for (const [path, body, loc] of cases) {
+        const res = await call(server, `/api/v1/public${path}`, { key: tenant.key, ...(body !== undefined ? { body } : {}) })
+        expect(res.status, `${path} ${instant}`).toBe(422)
+        expect(res.body.detail).toContainEqual(expect.objectContaining({ loc }))
+      }
+    }
+    const fine = await call(server, "/api/v1/public/quests", { key: tenant.key, body: { name: "Q", research, valid_until: "2030-01-01T00:00:00+14:00" } })
+    expect(fine.status).toBe(201)
+  })
+})
+
+describe("lone surrogates", () => {
+  it("store as U+FFFD in JSON columns as in text ones, instead of failing", async () => {
+    const tenant = await createTenant(server)
+    const research = { fields: [{ id: "nota", type: "text", label: "Nota\uD800?" }] }
+    const quest = await call(server, "/api/v1/public/quests", { key: tenant.key, body: { name: "Q\uD800", research } })
+    expect(quest.status).toBe(201)
+    expect(quest.body).toMatchObject({ name: "Q\uFFFD", research: { fields: [{ label: "Nota\uFFFD?" }] } })
+    const settings = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
+      method: "PATCH",
+      key: server.adminKey,
+      body: { settings: { logo_url: "https://example.com/\uDC00.png" } }
+    })
+    expect(settings.status).toBe(200)
+  })
+})

@@ -11,6 +11,7 @@ export interface RequestOptions {
   readonly key?: string
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  readonly signal?: AbortSignal
 }
 
 /** One HTTP call as an integrator makes it; JSON in, JSON (or text) out. */
@@ -21,6 +22,7 @@ export const call = async <T = any>(server: TestServer, path: string, options: R
   const res = await fetch(`${server.url}${path}`, {
     method: options.method ?? (options.body === undefined ? "GET" : "POST"),
     headers,
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
     ...(options.body !== undefined
       ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }
       : {})

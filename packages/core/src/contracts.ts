@@ -29,6 +29,21 @@ export const JsonNumber = (schema: z.ZodNumber) => schema.pipe(z.number())
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 export const Timestamp = z.string().describe("ISO 8601 timestamp")
 
+/** Offsets of 16 hours or more: RFC 3339's pattern allows them, PostgreSQL's timestamptz does not. */
+const BEYOND_DATABASE_OFFSET = /[+-](?:1[6-9]|2\d):\d\d$/
+
+/**
+ * An instant a caller sends: ISO 8601 with an offset, limited to what PostgreSQL reads. The
+ * pattern alone also lets through year 0000 and offsets up to ±23:59, which the database refuses
+ * (a 500); no time zone's offset goes beyond ±14:00.
+ */
+export const Instant = z.iso
+  .datetime({ offset: true })
+  .refine(
+    (value) => !value.startsWith("0000") && !BEYOND_DATABASE_OFFSET.test(value),
+    "Must be an instant from year 0001 on, with a UTC offset within ±15:59"
+  )
+
 export const PageQuery = {
   page: z.coerce.number().int().min(1).default(1).describe("Page number, from 1"),
   per_page: z.coerce.number().int().min(1).max(100).default(20).describe("Items per page, 1 to 100")

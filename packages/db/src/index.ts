@@ -11,3 +11,4 @@ export {
   sqlErrorsAsDefects
 } from "./errors.js"
 export { listen, LISTENER_APPLICATION, type Subscriber } from "./listen.js"
+export { jsonb } from "./jsonb.js"

@@ -1,6 +1,7 @@
 import type { RequestContext } from "@fidelis/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { z } from "zod"
 import { callTool, type CallOutcome } from "./call.js"
 import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
 import type { FixtureTool } from "./conformance-fixtures.js"
@@ -25,6 +26,14 @@ const instructionsFor = (tools: ReadonlyArray<CatalogEntry>): string => {
   ].join("\n")
 }
 
+/**
+ * tools/call registered under a schema that takes any params, so the SDK's Server checks them
+ * itself and answers -32602 Invalid params. Under CallToolRequestSchema the dispatcher parses
+ * first, and a non-object `arguments` escapes as a ZodError answered -32603 Internal error
+ * (modelcontextprotocol/typescript-sdk#2284).
+ */
+const AnyToolCall = z.object({ method: z.literal("tools/call"), params: z.unknown() })
+
 /** A refusal that a tool result cannot carry (401/403/429/5xx); the handler turns it into the HTTP response. */
 export type Escalate = (outcome: Extract<CallOutcome, { kind: "http" }>) => void
 
@@ -46,8 +55,9 @@ export const createServer = (
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: [...tools.map((entry) => entry.tool), ...fixtures.map((fixture) => fixture.tool)]
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args = {} } = request.params
+  server.setRequestHandler(AnyToolCall, async (unchecked) => {
+    // The Server's own tools/call wrapper has checked the request by now; this only types it.
+    const { name, arguments: args = {} } = CallToolRequestSchema.parse(unchecked).params
     const fixture = fixtures.find((candidate) => candidate.tool.name === name)
     if (fixture !== undefined) return fixture.call(args)
     const entry = tools.find((candidate) => candidate.tool.name === name)

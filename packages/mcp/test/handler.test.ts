@@ -173,6 +173,15 @@ describe("MCP handler: protocol", () => {
       expect(body.error).toMatchObject({ code: -32602, message: expect.stringContaining(name) })
     }
   })
+
+  it("arguments that are not an object are a JSON-RPC invalid-params error, not an internal one", async () => {
+    const { key } = await createTenant()
+    for (const args of [[], null, "x", 1]) {
+      const { response, body } = await rpc(key, "tools/call", { name: "list_clients", arguments: args })
+      expect(response.status).toBe(200)
+      expect(body.error, JSON.stringify(args)).toMatchObject({ code: -32602, message: expect.stringContaining("arguments") })
+    }
+  })
 })
 
 describe("MCP handler: catalog", () => {

@@ -68,6 +68,19 @@ const parseBody = (text: string, type: string | null): { value: object; impliedJ
 }
 
 /**
+ * The query string as the library reads it from `req.query` (each name to its values). Its own
+ * parser collects them in a `{}` and threw on names an object inherits (`?constructor=1`,
+ * `?__proto__=1`: a 500); a null-prototype object has none.
+ */
+const queryOf = (url: URL): Record<string, Array<string>> => {
+  const query: Record<string, Array<string>> = Object.create(null)
+  url.searchParams.forEach((value, name) => {
+    query[name] = [...(query[name] ?? []), value]
+  })
+  return query
+}
+
+/**
  * The request as trpc-to-openapi's node handler reads it: a `Request` (so it takes the web paths
  * for content type and abort signal) whose URL is relative to the base path and whose `body` is
  * the parsed JSON, as its own fetch adapter presents it. A body is read only for a known route,
@@ -80,7 +93,12 @@ const libraryRequest = async (
   { endpoint, routeOf, maxBodyBytes }: { endpoint: string; routeOf: RouteOf; maxBodyBytes: number }
 ): Promise<Request> => {
   const url = req.url.replace(endpoint, "")
-  const withUrl = () => new Proxy(req, { get: (target, prop) => (prop === "url" ? url : Reflect.get(target, prop, target)) })
+  let query: Record<string, Array<string>> | undefined
+  const withUrl = () =>
+    new Proxy(req, {
+      get: (target, prop) =>
+        prop === "url" ? url : prop === "query" ? (query ??= queryOf(new URL(req.url))) : Reflect.get(target, prop, target)
+    })
   const type = req.headers.get("content-type")
   // The library answers these itself (404, 415) without looking at the body.
   if (BODYLESS.has(req.method) || (type !== null && !type.includes(JSON_TYPE))) return withUrl()

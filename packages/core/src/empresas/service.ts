@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
+import { jsonb, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
@@ -56,7 +56,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       const [row] = yield* sql<Empresa>`
         INSERT INTO empresas (name, id_name, cnpj, plan, api_access, settings)
         VALUES (${input.name}, ${input.id_name}, ${input.cnpj ?? null}, ${input.plan}, ${input.api_access},
-                ${JSON.stringify(settings)}::jsonb)
+                ${jsonb(settings)}::jsonb)
         RETURNING *`.pipe(onUniqueViolation(duplicate))
       return row!
     })
@@ -84,7 +84,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       const write = sql<Empresa>`
         UPDATE empresas SET
           ${Object.keys(set).length > 0 ? sql`${sql.update(set)},` : sql``}
-          settings = settings || ${JSON.stringify(settings ?? {})}::jsonb,
+          settings = settings || ${jsonb(settings ?? {})}::jsonb,
           updated_at = now()
         WHERE id = ${empresa_id}
         RETURNING *`.pipe(onUniqueViolation(duplicate))

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { dieOnSqlError } from "@fidelis/db"
+import { dieOnSqlError, jsonb } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Config } from "../config.js"
@@ -72,7 +72,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
         const value = yield* effect
         yield* sql`
           INSERT INTO idempotency_keys (empresa_id, operation, key, fingerprint, response, expires_at)
-          VALUES (${call.empresaId}, ${call.operation}, ${key}, ${fingerprint}, ${JSON.stringify(value)}::jsonb,
+          VALUES (${call.empresaId}, ${call.operation}, ${key}, ${fingerprint}, ${jsonb(value)}::jsonb,
                   now() + make_interval(secs => ${config.idempotencyTtlSeconds}))
           ON CONFLICT (empresa_id, operation, key) DO UPDATE
           SET fingerprint = excluded.fingerprint, response = excluded.response,

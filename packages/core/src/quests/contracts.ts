@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, Timestamp } from "../contracts.js"
+import { Flag, Instant, Timestamp } from "../contracts.js"
 import { QuestId } from "../ids.js"
 
 const SurveyType = z
@@ -98,7 +98,7 @@ export const ListQuestsInput = z.strictObject({})
 
 const Name = z.string().trim().min(1).max(200)
 const Description = z.string().trim().max(1000)
-const ValidUntil = z.iso.datetime({ offset: true }).nullable()
+const ValidUntil = Instant.nullable()
 
 export const CreateQuestInput = z.strictObject({
   name: Name.describe("Survey title shown to respondents"),

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
@@ -32,7 +32,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
       yield* sql`
         INSERT INTO quests (empresa_id, name, description, survey_type, research, is_default)
         VALUES (${empresaId}, ${defaultSurvey.name}, ${defaultSurvey.description}, 'standard_csat_nps',
-                ${JSON.stringify(defaultSurvey.research)}::jsonb, true)
+                ${jsonb(defaultSurvey.research)}::jsonb, true)
         ON CONFLICT (empresa_id) WHERE is_default DO NOTHING`
       const [created] = yield* findDefault(empresaId)
       return created!
@@ -51,7 +51,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
         INSERT INTO quests (empresa_id, name, description, survey_type, research, valid_until,
                             cta_review_on_promoter, is_public, active)
         VALUES (${empresaId}, ${input.name}, ${input.description}, ${input.survey_type},
-                ${JSON.stringify(input.research)}::jsonb, ${input.valid_until ?? null},
+                ${jsonb(input.research)}::jsonb, ${input.valid_until ?? null},
                 ${input.cta_review_on_promoter}, ${input.is_public}, ${input.active})
         RETURNING ${columns}`
       return row!
@@ -70,7 +70,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
         })
       }
       const set: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
-      if (research !== undefined) set["research"] = JSON.stringify(research)
+      if (research !== undefined) set["research"] = jsonb(research)
       if (Object.keys(set).length === 0) {
         const [row] = yield* sql<Quest>`SELECT ${columns} FROM quests WHERE empresa_id = ${empresaId} AND id = ${quest_id}`
         return row!

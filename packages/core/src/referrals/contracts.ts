@@ -1,9 +1,8 @@
 import { z } from "zod"
-import { Flag, JsonNumber, Timestamp } from "../contracts.js"
+import { Flag, Instant, JsonNumber, Timestamp } from "../contracts.js"
 import { CampaignId } from "../ids.js"
 
 const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
-const Instant = z.iso.datetime({ offset: true })
 
 const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { Flag, Instant, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId, RewardId } from "../ids.js"
 import { Money, Stock } from "../products/contracts.js"
 
@@ -56,9 +56,7 @@ export type Reward = z.infer<typeof Reward>
 
 export const RewardList = z.array(Reward)
 
-const Future = z.iso
-  .datetime({ offset: true })
-  .refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
+const Future = Instant.refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
 
 const fields = {
   pontos_necessarios: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points a client spends per redemption, at least 1"),

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { Instant, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 import { ClientId, EmpresaId } from "../ids.js"
 
 /** The four timeline categories of spec section 6. */
@@ -46,8 +46,8 @@ export const TimelineInput = z
     client_id: ClientId,
     ...PageQuery,
     category: Categories,
-    from: z.iso.datetime({ offset: true }).optional().describe("Events at or after this instant (ISO 8601)"),
-    to: z.iso.datetime({ offset: true }).optional().describe("Events before this instant (ISO 8601)")
+    from: Instant.optional().describe("Events at or after this instant (ISO 8601)"),
+    to: Instant.optional().describe("Events before this instant (ISO 8601)")
   })
   .refine((i) => i.from === undefined || i.to === undefined || i.from < i.to, {
     message: "from must be before to",

@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import { jsonb } from "@fidelis/db"
 import { Effect } from "effect"
 import type { ClientId, EmpresaId } from "../ids.js"
 import type { EventType } from "./contracts.js"
@@ -52,6 +53,6 @@ export const recordEvent = (event: ActivityEvent) =>
       title: event.title,
       description: event.description ?? null,
       points: event.points ?? 0,
-      metadata: sql`${JSON.stringify(event.metadata ?? {})}::jsonb`
+      metadata: sql`${jsonb(event.metadata ?? {})}::jsonb`
     })
   ).pipe(Effect.asVoid, Effect.withSpan("timeline.recordEvent", { attributes: { type: event.type } }))
