@@ -54,7 +54,10 @@ const app = new H3()
       `SELECT ${CLIENT_COLUMNS} FROM clients WHERE empresa_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
       [empresaId, term]
     )
-    const count = await query(`SELECT count(*)::int AS total FROM clients WHERE empresa_id = $1 ${where}`, [empresaId, term])
+    const count = await query(`SELECT count(*)::int AS total FROM clients WHERE empresa_id = $1 ${where}`, [
+      empresaId,
+      term
+    ])
     return json({ data: rows, total: (count[0] as { total: number }).total, page: 1, per_page: 20 })
   })
   .post("/points/credit", async (event) => {
@@ -64,7 +67,9 @@ const app = new H3()
     const result = await run(
       sql.withTransaction(
         Effect.gen(function* () {
-          yield* sql.unsafe("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked", [`${empresaId}:credit_points:${key}`])
+          yield* sql.unsafe("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked", [
+            `${empresaId}:credit_points:${key}`
+          ])
           yield* sql.unsafe(
             "SELECT fingerprint, response FROM idempotency_keys WHERE empresa_id = $1 AND operation = $2 AND key = $3 AND expires_at > now()",
             [empresaId, "credit_points", key]
@@ -113,7 +118,9 @@ const app = new H3()
     )
   )
   .get("/referral-performance", async (event) =>
-    json(await run(EngagementMetrics.referralPerformance(empresaId, ReferralPerformanceInput.parse(params(event.req.url)))))
+    json(
+      await run(EngagementMetrics.referralPerformance(empresaId, ReferralPerformanceInput.parse(params(event.req.url))))
+    )
   )
   .get("/referrals/metrics", async (event) =>
     json(await run(EngagementMetrics.referralMetrics(empresaId, ReferralMetricsInput.parse(params(event.req.url)))))

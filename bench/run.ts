@@ -47,7 +47,8 @@ const start = (entry: string, argv: string[], env: Record<string, string>): Prom
     // would cost the load generator, which shares the machine's two cores, CPU per request.
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
-      const port = /listening (\d+)/.exec(output)?.[1] ?? /"message":"listening","url":"http:\/\/[^:]+:(\d+)"/.exec(output)?.[1]
+      const port =
+        /listening (\d+)/.exec(output)?.[1] ?? /"message":"listening","url":"http:\/\/[^:]+:(\d+)"/.exec(output)?.[1]
       if (port) {
         clearTimeout(timer)
         child.stdout!.off("data", onData)
@@ -132,8 +133,18 @@ interface Scenario {
    * p99 is the query's own latency rather than queueing behind nine others on two cores.
    */
   readonly connections?: number
-  readonly fidelis: (i: number) => { method: "GET" | "POST"; path: string; body?: string; headers?: Record<string, string> }
-  readonly baseline: (i: number) => { method: "GET" | "POST"; path: string; body?: string; headers?: Record<string, string> }
+  readonly fidelis: (i: number) => {
+    method: "GET" | "POST"
+    path: string
+    body?: string
+    headers?: Record<string, string>
+  }
+  readonly baseline: (i: number) => {
+    method: "GET" | "POST"
+    path: string
+    body?: string
+    headers?: Record<string, string>
+  }
 }
 
 const SEARCHES = ["souza%2012345", "bench%2B4242%40", "ana%20lima%209", "119000777", "diego%20alves%2015"]
@@ -258,7 +269,12 @@ const report = (name: string, m: Measure) =>
   (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "")
 
 /** Measures each scenario on one side, after a warm-up pass of the same length. */
-const measureAll = async (server: Proc, list: Scenario[], side: "fidelis" | "baseline", headers: Record<string, string>) => {
+const measureAll = async (
+  server: Proc,
+  list: Scenario[],
+  side: "fidelis" | "baseline",
+  headers: Record<string, string>
+) => {
   const out = new Map<string, Measure>()
   for (const scenario of list) {
     const concurrency = scenario.connections ?? connections
@@ -270,7 +286,10 @@ const measureAll = async (server: Proc, list: Scenario[], side: "fidelis" | "bas
 
 const benchDatabase = async (db: Database) => {
   process.stdout.write(`\n== ${db.name}\n`)
-  const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as { empresaId: string; clientIds: string[] }
+  const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as {
+    empresaId: string
+    clientIds: string[]
+  }
   const only = args.only?.split(",")
   const list = scenarios(seeded.clientIds).filter(({ name }) => only === undefined || only.includes(name))
 

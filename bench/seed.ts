@@ -78,7 +78,9 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
     const sql = yield* SqlClient.SqlClient
     const total = size.clients * size.ledgerPerClient
     const bar = progress("ledger", total)
-    const ids = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id`
+    const ids = yield* sql<{
+      id: string
+    }>`SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id`
     for (let offset = 0; offset < ids.length; offset += CHUNK_CLIENTS) {
       const chunk = ids.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
       yield* sql`
@@ -171,7 +173,9 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
 const seedTimeline = (empresaId: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const ids = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id`
+    const ids = yield* sql<{
+      id: string
+    }>`SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at, id`
     const bar = progress("timeline", ids.length)
     for (let offset = 0; offset < ids.length; offset += CHUNK_CLIENTS) {
       const chunk = ids.slice(offset, offset + CHUNK_CLIENTS).map((r) => r.id)
@@ -265,7 +269,10 @@ export const seedLarge = (size: SeedSize = LARGE) =>
     let changed = false
     const clients = yield* count("clients")
     if (clients < size.clients) {
-      if (clients > 0) yield* Effect.dieMessage(`The bench tenant is half-seeded (${clients} clients); drop the database and seed again`)
+      if (clients > 0)
+        yield* Effect.dieMessage(
+          `The bench tenant is half-seeded (${clients} clients); drop the database and seed again`
+        )
       yield* seedClients(empresa.id, size)
       yield* seedLedger(empresa.id, size)
       changed = true
@@ -291,7 +298,9 @@ export const seedLarge = (size: SeedSize = LARGE) =>
     // VACUUM, not only ANALYZE: index-only scans need the visibility map, and PGlite runs no
     // autovacuum (without it the overview read the heap and took over a second).
     if (changed) yield* sql`VACUUM ANALYZE`
-    const sample = yield* sql<{ id: string }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
+    const sample = yield* sql<{
+      id: string
+    }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
     return { empresaId: empresa.id, clientIds: sample.map((c) => c.id) }
   })
 
@@ -303,6 +312,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes("--json")) {
     process.stdout.write(`${JSON.stringify(seeded)}\n`)
   } else {
-    process.stdout.write(`${BENCH_SLUG} (${seeded.empresaId}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`)
+    process.stdout.write(
+      `${BENCH_SLUG} (${seeded.empresaId}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`
+    )
   }
 }

@@ -32,7 +32,10 @@ describe("company API authentication (spec section 5, 7.1)", () => {
     expect(basic.status).toBe(401)
 
     const keys = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey })
-    const revoked = await call(server, `/api/v1/internal/api-keys/${keys.body[0].id}`, { method: "DELETE", key: server.adminKey })
+    const revoked = await call(server, `/api/v1/internal/api-keys/${keys.body[0].id}`, {
+      method: "DELETE",
+      key: server.adminKey
+    })
     expect(revoked.status).toBe(200)
     expect(revoked.body.revoked_at).toEqual(expect.any(String))
     const afterRevoke = await call(server, "/api/v1/public/clients", { key: tenant.key })
@@ -65,7 +68,10 @@ describe("company API authentication (spec section 5, 7.1)", () => {
     expect(refused.body.detail).toMatch(/API access/)
 
     const tenant = await createTenant(server)
-    const admin = await call(server, "/api/v1/internal/empresas", { key: tenant.key, body: { name: "x", id_name: "x" } })
+    const admin = await call(server, "/api/v1/internal/empresas", {
+      key: tenant.key,
+      body: { name: "x", id_name: "x" }
+    })
     expect(admin.status).toBe(403)
 
     // Turning api_access on again takes effect immediately.
@@ -89,7 +95,10 @@ describe("company API authentication (spec section 5, 7.1)", () => {
       expect(res.status).toBe(404)
       expect(JSON.stringify(res.body)).not.toContain("Only A")
     }
-    const credit = await call(server, "/api/v1/public/points/credit", { key: b.key, body: { client_id: clientOfA.id, points: 10 } })
+    const credit = await call(server, "/api/v1/public/points/credit", {
+      key: b.key,
+      body: { client_id: clientOfA.id, points: 10 }
+    })
     expect(credit.status).toBe(404)
     const listB = await call(server, "/api/v1/public/clients", { key: b.key })
     expect(listB.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Only B"])
@@ -116,9 +125,13 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
     const statuses: number[] = []
     let last
     for (let i = used; i < 60; i++) {
-      last = await call(server, i % 2 ? "/api/v1/public/clients" : "/api/v1/public/clients/00000000-0000-4000-8000-000000000000", {
-        key: tenant.key
-      })
+      last = await call(
+        server,
+        i % 2 ? "/api/v1/public/clients" : "/api/v1/public/clients/00000000-0000-4000-8000-000000000000",
+        {
+          key: tenant.key
+        }
+      )
       statuses.push(last.status)
       expect(last.headers.get("x-ratelimit-limit")).toBe("60")
       expect(Number(last.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000)
@@ -184,34 +197,44 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
 describe("revocation across server processes", () => {
   // Each process caches authentications; a revocation must reach the others (LISTEN/NOTIFY). The
   // embedded database has one process only, so this is a real-server concern.
-  it.runIf(realServerUrl() !== undefined)("a key revoked through one process is refused by the other at once", async () => {
-    const database = await createSharedDatabase()
-    const [a, b] = await Promise.all([startServer({ databaseUrl: database.url }), startServer({ databaseUrl: database.url })])
-    try {
-      const tenant = await createTenant(a)
-      expect((await call(b, "/api/v1/public/clients", { key: tenant.key })).status).toBe(200)
-      const keys = await call(a, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: a.adminKey })
-      await call(a, `/api/v1/internal/api-keys/${keys.body[0].id}`, { method: "DELETE", key: a.adminKey })
-      let status = 0
-      for (let attempt = 0; attempt < 20 && status !== 401; attempt++) {
-        status = (await call(b, "/api/v1/public/clients", { key: tenant.key })).status
-        if (status !== 401) await new Promise((r) => setTimeout(r, 50))
-      }
-      expect(status).toBe(401)
+  it.runIf(realServerUrl() !== undefined)(
+    "a key revoked through one process is refused by the other at once",
+    async () => {
+      const database = await createSharedDatabase()
+      const [a, b] = await Promise.all([
+        startServer({ databaseUrl: database.url }),
+        startServer({ databaseUrl: database.url })
+      ])
+      try {
+        const tenant = await createTenant(a)
+        expect((await call(b, "/api/v1/public/clients", { key: tenant.key })).status).toBe(200)
+        const keys = await call(a, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: a.adminKey })
+        await call(a, `/api/v1/internal/api-keys/${keys.body[0].id}`, { method: "DELETE", key: a.adminKey })
+        let status = 0
+        for (let attempt = 0; attempt < 20 && status !== 401; attempt++) {
+          status = (await call(b, "/api/v1/public/clients", { key: tenant.key })).status
+          if (status !== 401) await new Promise((r) => setTimeout(r, 50))
+        }
+        expect(status).toBe(401)
 
-      // Plan changes travel the same way.
-      const other = await createTenant(a)
-      expect((await call(b, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
-      await call(a, `/api/v1/internal/empresas/${other.empresa.id}`, { method: "PATCH", key: a.adminKey, body: { api_access: false } })
-      let planStatus = 0
-      for (let attempt = 0; attempt < 20 && planStatus !== 403; attempt++) {
-        planStatus = (await call(b, "/api/v1/public/clients", { key: other.key })).status
-        if (planStatus !== 403) await new Promise((r) => setTimeout(r, 50))
+        // Plan changes travel the same way.
+        const other = await createTenant(a)
+        expect((await call(b, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
+        await call(a, `/api/v1/internal/empresas/${other.empresa.id}`, {
+          method: "PATCH",
+          key: a.adminKey,
+          body: { api_access: false }
+        })
+        let planStatus = 0
+        for (let attempt = 0; attempt < 20 && planStatus !== 403; attempt++) {
+          planStatus = (await call(b, "/api/v1/public/clients", { key: other.key })).status
+          if (planStatus !== 403) await new Promise((r) => setTimeout(r, 50))
+        }
+        expect(planStatus).toBe(403)
+      } finally {
+        await Promise.all([a.stop(), b.stop()])
+        await database.drop()
       }
-      expect(planStatus).toBe(403)
-    } finally {
-      await Promise.all([a.stop(), b.stop()])
-      await database.drop()
     }
-  })
+  )
 })

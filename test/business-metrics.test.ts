@@ -67,7 +67,11 @@ describe("an empty tenant", () => {
     // The default window: 30 local days, today last, every one zero.
     expect(loyalty.body.stamps_by_period).toHaveLength(30)
     expect(loyalty.body.stamps_by_period.at(-1)).toEqual({ period: today(), stamps: 0, completions: 0 })
-    expect(loyalty.body.stamps_by_period.every((p: { stamps: number; completions: number }) => p.stamps + p.completions === 0)).toBe(true)
+    expect(
+      loyalty.body.stamps_by_period.every(
+        (p: { stamps: number; completions: number }) => p.stamps + p.completions === 0
+      )
+    ).toBe(true)
 
     const client = await createClient(server, tenant, { nome: "Ana Souza" })
     const behavior = await get(tenant, behaviorOf(client.id))
@@ -96,7 +100,11 @@ describe("metrics follow the actions taken through the API", () => {
     await creditPoints(server, tenant, ana.id, 500, { source: "purchase" })
     const coupon = await generateCoupon(server, tenant, { client_id: ana.id, points: 200 })
     await useCoupon(server, tenant, coupon.uid)
-    const program = await createProgram(server, tenant, { name: "Cartão Café", stamps_required: 3, reward_description: "Um café" })
+    const program = await createProgram(server, tenant, {
+      name: "Cartão Café",
+      stamps_required: 3,
+      reward_description: "Um café"
+    })
     const card = await issueCard(server, tenant, ana.id, program.id)
     await stampCard(server, tenant, card.id, { quantity: 2 })
     await stampCard(server, tenant, card.id)
@@ -122,7 +130,12 @@ describe("metrics follow the actions taken through the API", () => {
     // Claiming opens the next cycle's card: issued now 2, of which 1 completed.
     await claimCard(server, tenant, card.id)
     const cycled = await get(tenant, `${LOYALTY}?group_by=month`)
-    expect(cycled.body).toMatchObject({ cards_issued: 2, completion_rate: 0.5, cards_active: 1, avg_stamps_per_active_card: 0 })
+    expect(cycled.body).toMatchObject({
+      cards_issued: 2,
+      completion_rate: 0.5,
+      cards_active: 1,
+      avg_stamps_per_active_card: 0
+    })
     expect(cycled.body.stamps_by_period.at(-1)).toEqual({ period: today().slice(0, 7), stamps: 3, completions: 1 })
 
     const overview = await get(tenant, `${OVERVIEW}?days=1`)
@@ -155,7 +168,11 @@ describe("metrics follow the actions taken through the API", () => {
     // Ana: three credits and a coupon (each writes its own event); Bruno: one stamp; Carla: nothing.
     for (const points of [100, 200, 300]) await creditPoints(server, tenant, ana.id, points)
     await generateCoupon(server, tenant, { client_id: ana.id, points: 150 })
-    const program = await createProgram(server, tenant, { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão" })
+    const program = await createProgram(server, tenant, {
+      name: "Cartão Pão",
+      stamps_required: 5,
+      reward_description: "Um pão"
+    })
     const card = await issueCard(server, tenant, bruno.id, program.id)
     await stampCard(server, tenant, card.id)
 
@@ -170,7 +187,10 @@ describe("metrics follow the actions taken through the API", () => {
     const ana = await createClient(server, tenant)
     const mcp = await connectMcp(server, tenant.key)
     try {
-      const loyalty = await mcp.callTool({ name: "get_loyalty_card_metrics", arguments: { program_id: null, days: 3, group_by: "week" } })
+      const loyalty = await mcp.callTool({
+        name: "get_loyalty_card_metrics",
+        arguments: { program_id: null, days: 3, group_by: "week" }
+      })
       expect(loyalty.isError).toBeFalsy()
       expect(loyalty.structuredContent).toMatchObject({ period_days: 3, program_id: null, cards_issued: 0 })
       const overview = await mcp.callTool({ name: "get_metrics_overview", arguments: {} })
@@ -214,7 +234,11 @@ describe("refusals", () => {
   it("404 for another tenant's program or client", async () => {
     const mine = await createTenant(server)
     const theirs = await createTenant(server)
-    const program = await createProgram(server, theirs, { name: "Deles", stamps_required: 5, reward_description: "Pão" })
+    const program = await createProgram(server, theirs, {
+      name: "Deles",
+      stamps_required: 5,
+      reward_description: "Pão"
+    })
     const client = await createClient(server, theirs)
     const foreignProgram = await get(mine, `${LOYALTY}?program_id=${program.id}`)
     expect(foreignProgram.status).toBe(404)

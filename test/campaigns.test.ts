@@ -77,11 +77,34 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
 
   it("lists newest first with each campaign's status", async () => {
     const tenant = await createTenant(server)
-    const ended = await create(tenant, { name: "Ended", referrer_bonus: 1, referred_bonus: 1, starts_at: at(-20), ends_at: at(-10) })
-    const running = await create(tenant, { name: "Running", referrer_bonus: 2, referred_bonus: 2, starts_at: at(-10), ends_at: at(10) })
+    const ended = await create(tenant, {
+      name: "Ended",
+      referrer_bonus: 1,
+      referred_bonus: 1,
+      starts_at: at(-20),
+      ends_at: at(-10)
+    })
+    const running = await create(tenant, {
+      name: "Running",
+      referrer_bonus: 2,
+      referred_bonus: 2,
+      starts_at: at(-10),
+      ends_at: at(10)
+    })
     // Windows are half-open: one starting exactly when another ends does not overlap it.
-    const scheduled = await create(tenant, { name: "Scheduled", referrer_bonus: 3, referred_bonus: 3, starts_at: at(10) })
-    const inactive = await create(tenant, { name: "Off", referrer_bonus: 4, referred_bonus: 4, starts_at: at(-5), active: false })
+    const scheduled = await create(tenant, {
+      name: "Scheduled",
+      referrer_bonus: 3,
+      referred_bonus: 3,
+      starts_at: at(10)
+    })
+    const inactive = await create(tenant, {
+      name: "Off",
+      referrer_bonus: 4,
+      referred_bonus: 4,
+      starts_at: at(-5),
+      active: false
+    })
     for (const res of [ended, running, scheduled, inactive]) expect(res.status).toBe(201)
     const campaigns = await list(tenant)
     expect(campaigns.map((c) => [c["name"], c["status"]])).toEqual([
@@ -98,7 +121,13 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
 
   it("updates only the fields sent, and ends_at null makes it open-ended", async () => {
     const tenant = await createTenant(server)
-    const created = await createCampaign(server, tenant, { name: "Black Friday", referrer_bonus: 100, referred_bonus: 50, starts_at: at(-1), ends_at: at(5) })
+    const created = await createCampaign(server, tenant, {
+      name: "Black Friday",
+      referrer_bonus: 100,
+      referred_bonus: 50,
+      starts_at: at(-1),
+      ends_at: at(5)
+    })
     const renamed = await update(tenant, created.id, { name: "Black Week", referred_bonus: 75 })
     expect(renamed.status).toBe(200)
     expect(renamed.body).toEqual({
@@ -139,7 +168,13 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
 describe("invalid input changes nothing and gets the documented 422 shape", () => {
   it("names each bad field with its location", async () => {
     const tenant = await createTenant(server)
-    const campaign = await createCampaign(server, tenant, { name: "Base", referrer_bonus: 10, referred_bonus: 5, starts_at: at(-1), ends_at: at(1) })
+    const campaign = await createCampaign(server, tenant, {
+      name: "Base",
+      referrer_bonus: 10,
+      referred_bonus: 5,
+      starts_at: at(-1),
+      ends_at: at(1)
+    })
     const valid = { name: "Nova", referrer_bonus: 10, referred_bonus: 5, active: false }
     const cases: Array<[string, Record<string, unknown>, unknown[], string?]> = [
       ["POST", { ...valid, referrer_bonus: -1 }, ["body", "referrer_bonus"], "greater_than_equal"],
@@ -166,17 +201,24 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     ]
     const anyType = expect.any(String)
     for (const [method, body, loc, type] of cases) {
-      const res =
-        method === "POST" ? await create(tenant, body) : await update(tenant, campaign.id, body)
+      const res = method === "POST" ? await create(tenant, body) : await update(tenant, campaign.id, body)
       expect(res.status, `${method} ${JSON.stringify(body)}`).toBe(422)
       expect(res.body.detail).toContainEqual({ loc, msg: expect.any(String), type: type ?? anyType })
     }
     const badId = await update(tenant, "not-a-uuid", { name: "X" })
     expect(badId.status).toBe(422)
-    expect(badId.body.detail).toContainEqual({ loc: ["path", "campaign_id"], msg: expect.any(String), type: "uuid_parsing" })
+    expect(badId.body.detail).toContainEqual({
+      loc: ["path", "campaign_id"],
+      msg: expect.any(String),
+      type: "uuid_parsing"
+    })
     const badQuery = await call(server, `${CAMPAIGNS}?status=running`, { key: tenant.key })
     expect(badQuery.status).toBe(422)
-    expect(badQuery.body.detail).toContainEqual({ loc: ["query", "status"], msg: expect.any(String), type: "extra_forbidden" })
+    expect(badQuery.body.detail).toContainEqual({
+      loc: ["query", "status"],
+      msg: expect.any(String),
+      type: "extra_forbidden"
+    })
 
     expect(await list(tenant)).toEqual([campaign])
   })
@@ -185,19 +227,40 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
 describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", () => {
   it("refuses an overlapping create, update or reactivation, and changes nothing", async () => {
     const tenant = await createTenant(server)
-    const november = await create(tenant, { name: "Novembro", referrer_bonus: 100, referred_bonus: 50, starts_at: at(0), ends_at: at(30) })
+    const november = await create(tenant, {
+      name: "Novembro",
+      referrer_bonus: 100,
+      referred_bonus: 50,
+      starts_at: at(0),
+      ends_at: at(30)
+    })
     expect(november.status).toBe(201)
 
-    const overlapping = await create(tenant, { name: "Dezembro", referrer_bonus: 10, referred_bonus: 10, starts_at: at(29), ends_at: at(60) })
+    const overlapping = await create(tenant, {
+      name: "Dezembro",
+      referrer_bonus: 10,
+      referred_bonus: 10,
+      starts_at: at(29),
+      ends_at: at(60)
+    })
     expect(overlapping.status).toBe(409)
-    expect(overlapping.body.detail).toEqual({ code: "CAMPAIGN_OVERLAP", message: expect.stringContaining(november.body.id) })
+    expect(overlapping.body.detail).toEqual({
+      code: "CAMPAIGN_OVERLAP",
+      message: expect.stringContaining(november.body.id)
+    })
 
     // An open-ended campaign overlaps everything after its start.
     const forever = await create(tenant, { name: "Sempre", referrer_bonus: 1, referred_bonus: 1, starts_at: at(-100) })
     expect(forever.status).toBe(409)
     expect(forever.body.detail.code).toBe("CAMPAIGN_OVERLAP")
 
-    const december = await create(tenant, { name: "Dezembro", referrer_bonus: 10, referred_bonus: 10, starts_at: at(30), ends_at: at(60) })
+    const december = await create(tenant, {
+      name: "Dezembro",
+      referrer_bonus: 10,
+      referred_bonus: 10,
+      starts_at: at(30),
+      ends_at: at(60)
+    })
     expect(december.status).toBe(201)
     const stretched = await update(tenant, december.body.id, { starts_at: at(20) })
     expect(stretched.status).toBe(409)
@@ -205,7 +268,14 @@ describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", ()
     const opened = await update(tenant, november.body.id, { ends_at: null })
     expect(opened.status).toBe(409)
 
-    const draft = await create(tenant, { name: "Rascunho", referrer_bonus: 5, referred_bonus: 5, starts_at: at(10), ends_at: at(40), active: false })
+    const draft = await create(tenant, {
+      name: "Rascunho",
+      referrer_bonus: 5,
+      referred_bonus: 5,
+      starts_at: at(10),
+      ends_at: at(40),
+      active: false
+    })
     expect(draft.status).toBe(201)
     const activated = await update(tenant, draft.body.id, { active: true })
     expect(activated.status).toBe(409)
@@ -218,7 +288,10 @@ describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", ()
     const nowActive = await update(tenant, draft.body.id, { active: true })
     expect(nowActive.status).toBe(409)
     expect((await update(tenant, draft.body.id, { ends_at: at(30) })).status).toBe(200)
-    expect((await update(tenant, draft.body.id, { active: true })).body).toMatchObject({ active: true, status: "scheduled" })
+    expect((await update(tenant, draft.body.id, { active: true })).body).toMatchObject({
+      active: true,
+      status: "scheduled"
+    })
   })
 
   it("lets other tenants use the same window", async () => {
@@ -234,12 +307,19 @@ describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", ()
     expect(await list(tenant)).toEqual([])
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        create(tenant, { name: `Paralela ${i}`, referrer_bonus: i, referred_bonus: i, starts_at: at(i), ends_at: at(i + 30) })
+        create(tenant, {
+          name: `Paralela ${i}`,
+          referrer_bonus: i,
+          referred_bonus: i,
+          starts_at: at(i),
+          ends_at: at(i + 30)
+        })
       )
     )
     const statuses = results.map((r) => r.status).toSorted()
     expect(statuses).toEqual([201, ...Array(19).fill(409)])
-    for (const refused of results.filter((r) => r.status === 409)) expect(refused.body.detail.code).toBe("CAMPAIGN_OVERLAP")
+    for (const refused of results.filter((r) => r.status === 409))
+      expect(refused.body.detail.code).toBe("CAMPAIGN_OVERLAP")
     const winner = results.find((r) => r.status === 201)!
     expect(await list(tenant)).toEqual([winner.body])
   })
@@ -248,7 +328,13 @@ describe("at most one active campaign at any instant (409 CAMPAIGN_OVERLAP)", ()
     const tenant = await createTenant(server)
     const drafts = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        createCampaign(server, tenant, { name: `Draft ${i}`, referrer_bonus: 1, referred_bonus: 1, starts_at: at(0), active: false })
+        createCampaign(server, tenant, {
+          name: `Draft ${i}`,
+          referrer_bonus: 1,
+          referred_bonus: 1,
+          starts_at: at(0),
+          active: false
+        })
       )
     )
     const results = await Promise.all(drafts.map((d) => update(tenant, d.id, { active: true })))

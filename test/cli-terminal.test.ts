@@ -24,9 +24,11 @@ const ESC = "\u001b"
 /** A tmux server of our own (its own socket), so parallel runs and a developer's tmux never meet. */
 const socket = `fidelis-test-${process.pid}-${randomBytes(4).toString("hex")}`
 let dir = ""
-const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
+const tmux = (...args: string[]) =>
+  execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8" })
 
-const screen = (options: { colours?: boolean } = {}) => tmux("capture-pane", "-p", ...(options.colours ? ["-e"] : []), "-t", "cli")
+const screen = (options: { colours?: boolean } = {}) =>
+  tmux("capture-pane", "-p", ...(options.colours ? ["-e"] : []), "-t", "cli")
 
 const waitFor = async <T>(what: string, probe: () => T | undefined, ms = 60_000): Promise<T> => {
   const deadline = Date.now() + ms
@@ -73,7 +75,13 @@ const run = async (line: string, options: { colours?: boolean } = {}) => {
   type(line)
   const code = await exitStatus()
   const lines = screen(options).split("\n")
-  return { code, lines: lines.slice(0, lines.findIndex((l) => statusLine().test(plain(l)))) }
+  return {
+    code,
+    lines: lines.slice(
+      0,
+      lines.findIndex((l) => statusLine().test(plain(l)))
+    )
+  }
 }
 
 /** Everything the pane's programs write, escape sequences and all, from now on (every frame of a bar). */
@@ -88,16 +96,36 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fidelis-terminal-"))
-    for (const nome of names) await createClient(server, tenant, { nome, email: `${nome.split(" ")[0]!.toLowerCase()}@example.com` })
+    for (const nome of names)
+      await createClient(server, tenant, { nome, email: `${nome.split(" ")[0]!.toLowerCase()}@example.com` })
 
     // `fidelis` on the PATH, as an installed CLI would be.
     const bin = join(dir, "bin")
     mkdirSync(bin)
-    writeFileSync(join(bin, "fidelis"), `#!/bin/sh\nexec "${process.execPath}" "${ROOT}packages/cli/bin/fidelis.js" "$@"\n`)
+    writeFileSync(
+      join(bin, "fidelis"),
+      `#!/bin/sh\nexec "${process.execPath}" "${ROOT}packages/cli/bin/fidelis.js" "$@"\n`
+    )
     chmodSync(join(bin, "fidelis"), 0o755)
     execFileSync(
       "tmux",
-      ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", String(WIDTH), "-y", String(HEIGHT), "-c", dir, "bash --norc --noprofile"],
+      [
+        "-L",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "cli",
+        "-x",
+        String(WIDTH),
+        "-y",
+        String(HEIGHT),
+        "-c",
+        dir,
+        "bash --norc --noprofile"
+      ],
       {
         // The pane's whole environment: nothing of the developer's (FIDELIS_*, NO_COLOR, a config file) leaks in.
         env: {
@@ -113,8 +141,13 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
 
   afterAll(async () => {
     // Only this test's tmux server, by its own socket.
-    const socketPath = spawnSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], { encoding: "utf8" }).stdout.trim()
-    const shell = Number(spawnSync("tmux", ["-L", socket, "display-message", "-p", "-t", "cli", "#{pane_pid}"], { encoding: "utf8" }).stdout)
+    const socketPath = spawnSync("tmux", ["-L", socket, "display-message", "-p", "#{socket_path}"], {
+      encoding: "utf8"
+    }).stdout.trim()
+    const shell = Number(
+      spawnSync("tmux", ["-L", socket, "display-message", "-p", "-t", "cli", "#{pane_pid}"], { encoding: "utf8" })
+        .stdout
+    )
     spawnSync("tmux", ["-L", socket, "kill-server"])
     // tmux leaves its socket file behind when killed.
     if (socketPath !== "") rmSync(socketPath, { force: true })
@@ -124,7 +157,9 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
   })
 
   it("runs in a pane of the fixed size", () => {
-    expect(tmux("display-message", "-p", "-t", "cli", "#{window_width}x#{window_height}").trim()).toBe(`${WIDTH}x${HEIGHT}`)
+    expect(tmux("display-message", "-p", "-t", "cli", "#{window_width}x#{window_height}").trim()).toBe(
+      `${WIDTH}x${HEIGHT}`
+    )
   })
 
   it("asks for the API key without echoing it, then works from the profile alone", async () => {
@@ -172,7 +207,12 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
     expect(failed.code).toBe(4)
     const [errorLine = ""] = failed.lines
     // Red, however tmux spells it: ESC[31m or ESC[1;31m before the word.
-    expect(errorLine.slice(0, errorLine.indexOf("error:")).split(ESC).some((sgr) => /^\[(?:\d+;)*31m$/.test(sgr))).toBe(true)
+    expect(
+      errorLine
+        .slice(0, errorLine.indexOf("error:"))
+        .split(ESC)
+        .some((sgr) => /^\[(?:\d+;)*31m$/.test(sgr))
+    ).toBe(true)
     expect(plain(errorLine)).toBe("error: Client 00000000-0000-4000-8000-000000000000 not found (404)")
   }, 120_000)
 
@@ -214,7 +254,8 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
     const error = /^error: interrupted; rows before line (\d+) were processed, run again to resume$/m.exec(screen())
     expect(error).not.toBeNull()
     const processed = Number(error![1]) - 2
-    const created = ((await call(server, "/api/v1/public/clients?per_page=1", { key: tenant.key })).body.total as number) - before
+    const created =
+      ((await call(server, "/api/v1/public/clients?per_page=1", { key: tenant.key })).body.total as number) - before
     // Whole batches only (one transaction each): those before the line, perhaps the one in flight too.
     expect(created % 500).toBe(0)
     expect(created).toBeGreaterThanOrEqual(processed)
@@ -231,8 +272,10 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
     // As the screen shows it: capture-pane drops trailing blanks.
     const question = "Revoke an API key: this cannot be undone. Continue? [y/N]"
     const revokedAt = async () =>
-      ((await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey })).body as Array<{ id: string; revoked_at: string | null }>)
-        .find((k) => k.id === key.body.id)?.revoked_at
+      (
+        (await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey }))
+          .body as Array<{ id: string; revoked_at: string | null }>
+      ).find((k) => k.id === key.body.id)?.revoked_at
 
     type(revoke)
     await waitFor("the question", () => (screen().includes(question) ? true : undefined))

@@ -36,7 +36,9 @@ describe("fidelis against a server (--url)", () => {
     const tenant = await createTenant(server)
     const admin = (...args: string[]) => fidelis(["--url", server.url, "--api-key", server.adminKey, ...args])
 
-    const created = json<{ id: string }>(await admin("--empresa", tenant.empresa.id_name, "clients", "create", "--nome", "Davi Lima", "--json"))
+    const created = json<{ id: string }>(
+      await admin("--empresa", tenant.empresa.id_name, "clients", "create", "--nome", "Davi Lima", "--json")
+    )
     const page = json<{ data: Array<{ id: string }>; total: number }>(
       await admin("clients", "list", "--empresa", tenant.empresa.id, "--json")
     )
@@ -52,11 +54,15 @@ describe("fidelis against a server (--url)", () => {
     expect(unnamed.stderr.trimEnd().split("\n")).toHaveLength(1)
 
     // Destructive commands need --yes without a terminal, and change nothing when refused.
-    const key = json<{ id: string }>(await admin("keys", "create", "--empresa-id", tenant.empresa.id, "--name", "temp", "--json"))
+    const key = json<{ id: string }>(
+      await admin("keys", "create", "--empresa-id", tenant.empresa.id, "--name", "temp", "--json")
+    )
     const refused = await admin("keys", "revoke", key.id)
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/^error: .*--yes/)
-    const keys = json<Array<{ id: string; revoked_at: string | null }>>(await admin("keys", "list", tenant.empresa.id, "--json"))
+    const keys = json<Array<{ id: string; revoked_at: string | null }>>(
+      await admin("keys", "list", tenant.empresa.id, "--json")
+    )
     expect(keys.find((k) => k.id === key.id)?.revoked_at).toBeNull()
     const revoked = json<{ revoked_at: string | null }>(await admin("keys", "revoke", key.id, "--yes", "--json"))
     expect(revoked.revoked_at).not.toBeNull()
@@ -90,12 +96,16 @@ describe("fidelis with a config file profile", () => {
     const file = join(dir, "config.json")
     writeFileSync(
       file,
-      JSON.stringify({ default_profile: "loja", profiles: { loja: { url: server.url, api_key: tenant.key }, outra: { url: server.url, api_key: other.key } } })
+      JSON.stringify({
+        default_profile: "loja",
+        profiles: { loja: { url: server.url, api_key: tenant.key }, outra: { url: server.url, api_key: other.key } }
+      })
     )
     const env = { FIDELIS_CONFIG: file }
     /** The empresa a command acts on with these settings: the one its key belongs to. */
     const whoAmI = async (args: string[], extra: Record<string, string> = {}) => {
-      const run = async (...command: string[]) => json<Record<string, string>>(await fidelis([...args, ...command, "--json"], { ...env, ...extra }))
+      const run = async (...command: string[]) =>
+        json<Record<string, string>>(await fidelis([...args, ...command, "--json"], { ...env, ...extra }))
       const client = await run("clients", "create", "--nome", "Perfil")
       return (await run("points", "balance", client["id"]!))["empresa_id"]
     }
@@ -107,7 +117,10 @@ describe("fidelis with a config file profile", () => {
     expect(await whoAmI([], { FIDELIS_API_KEY: other.key })).toBe(other.empresa.id)
     expect(await whoAmI(["--api-key", tenant.key], { FIDELIS_API_KEY: other.key })).toBe(tenant.empresa.id)
 
-    const badVariable = await fidelis(["clients", "list"], { ...env, FIDELIS_API_KEY: "fid_not-a-real-key-000000000000000000" })
+    const badVariable = await fidelis(["clients", "list"], {
+      ...env,
+      FIDELIS_API_KEY: "fid_not-a-real-key-000000000000000000"
+    })
     expect(badVariable.code).toBe(3)
   })
 
@@ -117,16 +130,29 @@ describe("fidelis with a config file profile", () => {
     const stranger = createHttpServer((req, res) => {
       seen.push(req.headers["x-api-key"] as string | undefined)
       res.writeHead(401, { "content-type": "application/json" })
-      res.end(JSON.stringify({ error: { message: "no", code: -32001, data: { code: "UNAUTHORIZED", httpStatus: 401, detail: "Missing API key" } } }))
+      res.end(
+        JSON.stringify({
+          error: {
+            message: "no",
+            code: -32001,
+            data: { code: "UNAUTHORIZED", httpStatus: 401, detail: "Missing API key" }
+          }
+        })
+      )
     }).listen(0, "127.0.0.1")
     await once(stranger, "listening")
     try {
       const file = join(dir, "stranger.json")
-      writeFileSync(file, JSON.stringify({ default_profile: "prod", profiles: { prod: { url: server.url, api_key: tenant.key } } }))
+      writeFileSync(
+        file,
+        JSON.stringify({ default_profile: "prod", profiles: { prod: { url: server.url, api_key: tenant.key } } })
+      )
       const url = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`
       const refused = await fidelis(["--url", url, "clients", "list"], { FIDELIS_CONFIG: file })
       expect(refused.code).toBe(3)
-      expect(refused.stderr).toMatch(/^error: Missing API key \(401\); pass --api-key, set FIDELIS_API_KEY or add api_key to a profile/)
+      expect(refused.stderr).toMatch(
+        /^error: Missing API key \(401\); pass --api-key, set FIDELIS_API_KEY or add api_key to a profile/
+      )
       // The CLI sends an empty key when it has none (the server's usual 401), never the profile's.
       expect(seen).toEqual([""])
     } finally {

@@ -45,7 +45,12 @@ describe("import_clients (POST /clients/import)", () => {
       ]
     })
     const ana = await call(server, `/api/v1/public/clients/${first.body.results[0].client_id}`, { key: tenant.key })
-    expect(ana.body).toMatchObject({ nome: "Ana Souza", email: "ana@example.com", telefone: "+5511912345678", cpf: cpfOf(1, 7) })
+    expect(ana.body).toMatchObject({
+      nome: "Ana Souza",
+      email: "ana@example.com",
+      telefone: "+5511912345678",
+      cpf: cpfOf(1, 7)
+    })
     const bruno = await call(server, `/api/v1/public/clients/${first.body.results[1].client_id}`, { key: tenant.key })
     expect(bruno.body).toMatchObject({ nome: "Bruno Lima", email: null, telefone: null, cpf: null })
 
@@ -74,7 +79,13 @@ describe("import_clients (POST /clients/import)", () => {
 
   it("writes nothing in a dry run", async () => {
     const tenant = await createTenant(server)
-    const res = await importRows(tenant.key, { dry_run: true, rows: [{ row: 1, nome: "Davi" }, { row: 2, nome: "Eva", email: "x" }] })
+    const res = await importRows(tenant.key, {
+      dry_run: true,
+      rows: [
+        { row: 1, nome: "Davi" },
+        { row: 2, nome: "Eva", email: "x" }
+      ]
+    })
     expect(res.body).toEqual({
       created: 1,
       skipped: 0,
@@ -122,7 +133,8 @@ describe("fidelis clients import --url (remote mode, batches within the rate lim
     try {
       const file = join(dir, "clients.csv")
       writeFileSync(file, clientsCsv(1200, new Set([3, 800]), 5))
-      const remote = (...args: string[]) => fidelis(["--url", server.url, "--api-key", tenant.key, ...args], {}, 120_000)
+      const remote = (...args: string[]) =>
+        fidelis(["--url", server.url, "--api-key", tenant.key, ...args], {}, 120_000)
 
       const first = await remote("clients", "import", file)
       expect(first.stdout).toBe(
@@ -132,7 +144,9 @@ describe("fidelis clients import --url (remote mode, batches within the rate lim
       )
       expect(first.code).toBe(2)
       const second = await remote("clients", "import", file)
-      expect(second.stdout.split("\n")[0]).toBe(`imported ${file}: 0 created, 1198 skipped (already a client), 2 invalid`)
+      expect(second.stdout.split("\n")[0]).toBe(
+        `imported ${file}: 0 created, 1198 skipped (already a client), 2 invalid`
+      )
       expect(await totalOf(tenant.key)).toBe(1198)
     } finally {
       rmSync(dir, { recursive: true, force: true })

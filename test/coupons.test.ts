@@ -36,8 +36,10 @@ const apiOf = (target: TestServer) => ({
   get: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}`, { key: tenant.key }),
   list: (tenant: Tenant, query = "") => call(target, `/api/v1/public/coupons${query}`, { key: tenant.key }),
   // The adapter wants a JSON content type on every PATCH and POST, even without fields.
-  use: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}/use`, { key: tenant.key, method: "PATCH", body: {} }),
-  cancel: (tenant: Tenant, uid: string) => call(target, `/api/v1/public/coupons/${uid}/cancel`, { key: tenant.key, body: {} })
+  use: (tenant: Tenant, uid: string) =>
+    call(target, `/api/v1/public/coupons/${uid}/use`, { key: tenant.key, method: "PATCH", body: {} }),
+  cancel: (tenant: Tenant, uid: string) =>
+    call(target, `/api/v1/public/coupons/${uid}/cancel`, { key: tenant.key, body: {} })
 })
 
 const days = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000
@@ -79,7 +81,13 @@ describe("generate_coupon", () => {
       title: `Coupon ${res.body.uid}`,
       description: "Worth 2.50 BRL",
       points: -250,
-      metadata: { coupon_uid: res.body.uid, coupon_id: res.body.id, kind: "points", valor: 2.5, transaction_id: expect.any(String) }
+      metadata: {
+        coupon_uid: res.body.uid,
+        coupon_id: res.body.id,
+        kind: "points",
+        valor: 2.5,
+        transaction_id: expect.any(String)
+      }
     })
   })
 
@@ -176,7 +184,9 @@ describe("generate_coupon", () => {
     await creditPoints(server, tenant, client.id, 10)
     const res = await generate(tenant, { client_id: client.id, points: 4 })
     expect(res.status).toBe(422)
-    expect(res.body.detail).toEqual([{ loc: ["body", "points"], msg: expect.stringMatching(/less than 0.01 BRL/), type: "greater_than_equal" }])
+    expect(res.body.detail).toEqual([
+      { loc: ["body", "points"], msg: expect.stringMatching(/less than 0.01 BRL/), type: "greater_than_equal" }
+    ])
     expect(await balanceOf(server, tenant, client.id)).toBe(10)
     expect((await generate(tenant, { client_id: client.id, points: 10 })).body.valor).toBe(0.01)
   })
@@ -204,7 +214,9 @@ describe("generate_coupon", () => {
       expect(res.body.detail, JSON.stringify(body)).toContainEqual({ loc, msg: expect.any(String), type })
     }
     const both = await generate(tenant, { client_id: client.id, points: 10, product_id: product.id })
-    expect(both.body.detail).toEqual([{ loc: ["body", "product_id"], msg: "Send either points or product_id, not both", type: "value_error" }])
+    expect(both.body.detail).toEqual([
+      { loc: ["body", "product_id"], msg: "Send either points or product_id, not both", type: "value_error" }
+    ])
 
     expect(await balanceOf(server, tenant, client.id)).toBe(1000)
     expect(await stockOf(tenant, product.id)).toBe(3)
@@ -316,7 +328,6 @@ describe("expiry", () => {
     const listed = await list(tenant, "?status=expired")
     expect(listed.body.data.map((c: { uid: string }) => c.uid)).toEqual([coupon.uid])
   })
-
 })
 
 describe("cancel and list coupons (management)", () => {
@@ -455,7 +466,11 @@ describe("idempotency (X-Idempotency-Key)", () => {
     const reused = await generate(tenant, { client_id: client.id, points: 50 }, "checkout-77")
     expect(reused.status).toBe(422)
     expect(reused.body.detail).toEqual([
-      { loc: ["header", "X-Idempotency-Key"], msg: expect.stringMatching(/different request body/), type: "idempotency_key_reused" }
+      {
+        loc: ["header", "X-Idempotency-Key"],
+        msg: expect.stringMatching(/different request body/),
+        type: "idempotency_key_reused"
+      }
     ])
     expect(await balanceOf(server, tenant, client.id)).toBe(60)
     expect((await list(tenant)).body.total).toBe(1)
@@ -488,7 +503,9 @@ describe("concurrency", () => {
     await creditPoints(server, tenant, client.id, 1000)
     const product = await createProduct(server, tenant, { points_cost: 50, stock: 3 })
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => generate(tenant, { client_id: client.id, product_id: product.id }, `stock-${i}`))
+      Array.from({ length: 10 }, (_, i) =>
+        generate(tenant, { client_id: client.id, product_id: product.id }, `stock-${i}`)
+      )
     )
     expect(results.filter((r) => r.status === 201)).toHaveLength(3)
     const refused = results.filter((r) => r.status === 409)

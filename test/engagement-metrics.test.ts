@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { call, connectMcp, createClient, createQuest, createTenant, updateSettings, useServer, type Tenant } from "./support/index.js"
+import {
+  call,
+  connectMcp,
+  createClient,
+  createQuest,
+  createTenant,
+  updateSettings,
+  useServer,
+  type Tenant
+} from "./support/index.js"
 
 /**
  * The HTTP surface of the engagement analytics (referrals, surveys, NFC-e). The numbers themselves
@@ -103,7 +112,13 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
       recurring_clients: 0,
       recurrence_rate: 0,
       avg_invoices_per_client: null,
-      invoices_by_period: days.map((period) => ({ period, scanned: 0, completed: 0, total_valor: 0, points_credited: 0 }))
+      invoices_by_period: days.map((period) => ({
+        period,
+        scanned: 0,
+        completed: 0,
+        total_valor: 0,
+        points_credited: 0
+      }))
     })
   })
 
@@ -112,7 +127,13 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
     const client = await createClient(server, tenant, { nome: "Ana Referência" })
     const perClient = await get(tenant, `/referral-performance?client_id=${client.id}&days=7`)
     expect(perClient.status).toBe(200)
-    expect(perClient.body).toMatchObject({ client_id: client.id, client_name: "Ana Referência", period_days: 7, referrals_made: 0, top_referrers: [] })
+    expect(perClient.body).toMatchObject({
+      client_id: client.id,
+      client_name: "Ana Referência",
+      period_days: 7,
+      referrals_made: 0,
+      top_referrers: []
+    })
 
     const quest = await createQuest(server, tenant, {
       name: "Balcão",
@@ -120,7 +141,13 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
     })
     const perQuest = await get(tenant, `/quests/metrics?quest_id=${quest.id}&days=365&group_by=month`)
     expect(perQuest.status).toBe(200)
-    expect(perQuest.body).toMatchObject({ quest_id: quest.id, quest_name: "Balcão", period_days: 365, group_by: "month", responses: 0 })
+    expect(perQuest.body).toMatchObject({
+      quest_id: quest.id,
+      quest_name: "Balcão",
+      period_days: 365,
+      group_by: "month",
+      responses: 0
+    })
     // 365 local days touch 12 or 13 calendar months, labelled YYYY-MM, oldest first.
     const months = [...new Set(lastDays(365).map((d) => d.slice(0, 7)))]
     expect(perQuest.body.responses_by_period.map((p: { period: string }) => p.period)).toEqual(months)
@@ -134,7 +161,9 @@ describe("engagement metrics on an empty empresa (defaults: 30 days by day)", ()
     for (const period of periods) expect(new Date(`${period}T00:00:00Z`).getUTCDay()).toBe(1)
 
     const daily = await get(tenant, "/referrals/metrics?days=1")
-    expect(daily.body.referrals_by_period).toEqual([{ period: lastDays(1)[0], referrals: 0, completed: 0, bonus_points: 0 }])
+    expect(daily.body.referrals_by_period).toEqual([
+      { period: lastDays(1)[0], referrals: 0, completed: 0, bonus_points: 0 }
+    ])
   })
 
   it("uses the empresa's time zone for the window", async () => {

@@ -93,12 +93,20 @@ const seedWorld = async () => {
   const foreign = await createClient(server, sandbox, { nome: "Carla Dias" })
   const product = await post("/products", { name: "Caneca", points_cost: 100, stock: 50, category: "Brindes" })
   const reward = await post("/rewards", { product_id: product.id })
-  const program = await post("/loyalty-cards/programs", { name: "Cartão Café", stamps_required: 5, reward_description: "Um café" })
+  const program = await post("/loyalty-cards/programs", {
+    name: "Cartão Café",
+    stamps_required: 5,
+    reward_description: "Um café"
+  })
   const cards = [
     await post("/loyalty-cards", { client_id: ana.id, program_id: program.id }),
     await post("/loyalty-cards", { client_id: bruno.id, program_id: program.id })
   ]
-  const campaign = await post("/referrals/campaigns", { name: "Indique um amigo", referrer_bonus: 10, referred_bonus: 5 })
+  const campaign = await post("/referrals/campaigns", {
+    name: "Indique um amigo",
+    referrer_bonus: 10,
+    referred_bonus: 5
+  })
   const quest = await post("/quests", {
     name: "Pesquisa",
     research: { fields: [{ id: "nota", type: "rating", label: "Sua nota?", min: 1, max: 5 }] }
@@ -108,7 +116,9 @@ const seedWorld = async () => {
     await post("/coupons/generate", { client_id: ana.id, points: 10 }),
     await post("/coupons/generate", { client_id: ana.id, product_id: product.id })
   ]
-  const spareKey = await created(server.adminKey, `${INTERNAL}/empresas/${sandbox.empresa.id}/api-keys`, { name: "spare" })
+  const spareKey = await created(server.adminKey, `${INTERNAL}/empresas/${sandbox.empresa.id}/api-keys`, {
+    name: "spare"
+  })
   const seeds = {
     client_id: [ana.id, bruno.id, foreign.id],
     product_id: [product.id],
@@ -166,10 +176,14 @@ const applySettings = async (settings: FuzzCase["settings"]): Promise<Exchange |
 const restoreTenant = async () => {
   settingsInEffect = undefined
   const result = await patchTenant({ api_access: true })
-  if (result.response.status !== 200) throw new Error(`restoring the tenant: ${result.response.status} ${JSON.stringify(result.response.body)}`)
+  if (result.response.status !== 200)
+    throw new Error(`restoring the tenant: ${result.response.status} ${JSON.stringify(result.response.body)}`)
 }
 
-const exchange = async (path: string, init: { method: string; key: string; body?: string; headers?: Record<string, string> }) => {
+const exchange = async (
+  path: string,
+  init: { method: string; key: string; body?: string; headers?: Record<string, string> }
+) => {
   const started = performance.now()
   const response = await call(server, path, { ...init, signal: AbortSignal.timeout(ABORT_MS) })
   const ms = Math.round(performance.now() - started)
@@ -198,7 +212,9 @@ const fieldsOf = (operation: OpenApiOperation): ReadonlyArray<Field> => {
 }
 
 const headersOf = (fields: ReadonlyArray<Field>, c: FuzzCase) =>
-  Object.fromEntries(Object.entries(presentValues(fields, c, (f) => f.in === "header")).map(([name, value]) => [name, toHeader(value)]))
+  Object.fromEntries(
+    Object.entries(presentValues(fields, c, (f) => f.in === "header")).map(([name, value]) => [name, toHeader(value)])
+  )
 
 /** A REST operation: path parameters URL-encoded, query parameters repeated for lists, the rest in the body. */
 const restTarget = (base: string, path: string, method: string, operation: OpenApiOperation, key: string): Target => {
@@ -209,12 +225,17 @@ const restTarget = (base: string, path: string, method: string, operation: OpenA
     fields,
     company: base === PUBLIC,
     send: (c) => {
-      const url = base + path.replace(/\{(\w+)\}/g, (_, name: string) => percentEncode(c.values[name] === undefined ? "" : toText(c.values[name])))
+      const url =
+        base +
+        path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          percentEncode(c.values[name] === undefined ? "" : toText(c.values[name]))
+        )
       const query = new URLSearchParams()
       const appendAll = (name: string, value: unknown) => {
         for (const item of Array.isArray(value) ? value : [value]) query.append(name, toText(item))
       }
-      for (const [name, value] of Object.entries(presentValues(fields, c, (f) => f.in === "query"))) appendAll(name, value)
+      for (const [name, value] of Object.entries(presentValues(fields, c, (f) => f.in === "query")))
+        appendAll(name, value)
       if (inQuery) for (const [name, value] of Object.entries(c.extra)) appendAll(name, value)
       const body = inQuery
         ? undefined
@@ -245,7 +266,8 @@ const trpcTarget = (method: string, operation: OpenApiOperation, key: string, co
     fields,
     company,
     send: (c) => {
-      const input = c.whole !== undefined ? c.whole : { ...presentValues(fields, c, (f) => f.in !== "header"), ...c.extra }
+      const input =
+        c.whole !== undefined ? c.whole : { ...presentValues(fields, c, (f) => f.in !== "header"), ...c.extra }
       const headers = headersOf(fields, c)
       return method === "get"
         ? exchange(`/trpc/${procedure}?input=${percentEncode(toJson(input))}`, { method: "GET", key, headers })
@@ -263,23 +285,40 @@ interface Tool {
 
 let rpcId = 0
 
-const mcpTarget = (tool: Tool, key: string, principal: string, headers: Record<string, string>, company: boolean): Target => {
+const mcpTarget = (
+  tool: Tool,
+  key: string,
+  principal: string,
+  headers: Record<string, string>,
+  company: boolean
+): Target => {
   const properties = tool.inputSchema.properties ?? {}
   const required = tool.inputSchema.required ?? []
-  const fields = Object.entries(properties).map(([name, schema]) => ({ name, in: "body" as const, schema, required: required.includes(name) }))
+  const fields = Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: "body" as const,
+    schema,
+    required: required.includes(name)
+  }))
   return {
     label: `MCP ${tool.name} (${principal})`,
     fields,
     company,
     send: (c) => {
       const args = c.whole !== undefined ? c.whole : { ...presentValues(fields, c, () => true), ...c.extra }
-      const body = toJson({ jsonrpc: "2.0", id: ++rpcId, method: "tools/call", params: { name: tool.name, arguments: args } })
+      const body = toJson({
+        jsonrpc: "2.0",
+        id: ++rpcId,
+        method: "tools/call",
+        params: { name: tool.name, arguments: args }
+      })
       return exchange("/mcp", { method: "POST", key, headers: { ...MCP_ACCEPT, ...headers }, body })
     },
     extraProblem: (response) => {
       const body = rpcBody(response)
       if (body?.error?.code === -32603) return "JSON-RPC internal error"
-      if (body?.result?.isError === true && saysInternal(JSON.stringify(body.result.content))) return "tool result says Internal"
+      if (body?.result?.isError === true && saysInternal(JSON.stringify(body.result.content)))
+        return "tool result says Internal"
       return undefined
     },
     outcome: (response) => {
@@ -287,7 +326,13 @@ const mcpTarget = (tool: Tool, key: string, principal: string, headers: Record<s
       if (body?.error !== undefined) return `rpc${body.error.code}`
       if (body?.result?.isError === true) {
         const text = JSON.stringify(body.result.content)
-        return text.includes("Invalid arguments") ? "tool-422" : text.includes("Refused") ? "tool-409" : text.includes("Not found") ? "tool-404" : "tool-error"
+        return text.includes("Invalid arguments")
+          ? "tool-422"
+          : text.includes("Refused")
+            ? "tool-409"
+            : text.includes("Not found")
+              ? "tool-404"
+              : "tool-error"
       }
       return body?.result !== undefined ? "ok" : String(response.status)
     }
@@ -338,8 +383,12 @@ const documents = await readDocuments().catch(async (error: unknown) => {
 
 const discoverTargets = async (): Promise<ReadonlyArray<Target>> => {
   const keyOf = (base: string) => (base === PUBLIC ? tenant.key : server.adminKey)
-  const rest = documents.operations.map(({ base, path, method, operation }) => restTarget(base, path, method, operation, keyOf(base)))
-  const trpc = documents.operations.map(({ base, method, operation }) => trpcTarget(method, operation, keyOf(base), base === PUBLIC))
+  const rest = documents.operations.map(({ base, path, method, operation }) =>
+    restTarget(base, path, method, operation, keyOf(base))
+  )
+  const trpc = documents.operations.map(({ base, method, operation }) =>
+    trpcTarget(method, operation, keyOf(base), base === PUBLIC)
+  )
   // Admin-only tools are listed to admin keys only; those of the company API act on the empresa the header names.
   const empresaHeader = { "fidelis-empresa": tenant.empresa.id }
   const companyTools = await listTools(tenant.key)
@@ -349,7 +398,9 @@ const discoverTargets = async (): Promise<ReadonlyArray<Target>> => {
     ...companyTools.map((tool) => mcpTarget(tool, tenant.key, "company key", {}, true)),
     ...adminTools
       .filter((tool) => !companyNames.has(tool.name))
-      .map((tool) => mcpTarget(tool, server.adminKey, "admin key", empresaHeader, documents.companySummaries.has(tool.title)))
+      .map((tool) =>
+        mcpTarget(tool, server.adminKey, "admin key", empresaHeader, documents.companySummaries.has(tool.title))
+      )
   ]
   return [...rest, ...trpc, ...mcp].filter((target) => ONLY === undefined || target.label.includes(ONLY))
 }
@@ -359,7 +410,8 @@ const targets = await discoverTargets().catch(async (error: unknown) => {
   throw error
 })
 
-const excerpt = (text: string, max = 1_500) => (text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text)
+const excerpt = (text: string, max = 1_500) =>
+  text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text
 
 const reportOf = (problem: string, { request, response, ms }: Exchange) => {
   const body = typeof response.body === "string" ? response.body : JSON.stringify(response.body)
@@ -374,15 +426,17 @@ const settingsArb: fc.Arbitrary<FuzzCase["settings"]> =
         { weight: 5, arbitrary: fc.constant(undefined) },
         {
           weight: 1,
-          arbitrary: (validArb(documents.settings, "settings", options) as fc.Arbitrary<Record<string, unknown>>).map((settings) =>
-            Object.keys(settings).length > 0 ? settings : undefined
+          arbitrary: (validArb(documents.settings, "settings", options) as fc.Arbitrary<Record<string, unknown>>).map(
+            (settings) => (Object.keys(settings).length > 0 ? settings : undefined)
           )
         }
       )
 
 const caseArbOf = (target: Target): fc.Arbitrary<FuzzCase> =>
   target.company
-    ? fc.tuple(caseArb(target.fields, options), settingsArb).map(([c, settings]) => (settings === undefined ? c : { ...c, settings }))
+    ? fc
+        .tuple(caseArb(target.fields, options), settingsArb)
+        .map(([c, settings]) => (settings === undefined ? c : { ...c, settings }))
     : caseArb(target.fields, options)
 
 const problemOf = (target: Target | undefined, { response, ms }: Exchange): string | undefined => {
@@ -414,7 +468,8 @@ const fuzz = async (target: Target): Promise<string | undefined> => {
     const setup = target.company ? await applySettings(c.settings) : undefined
     if (setup !== undefined) count(`settings:${setup.response.status}`)
     const setupProblem = setup === undefined ? undefined : problemOf(undefined, setup)
-    if (setup !== undefined && setupProblem !== undefined) throw new Error(reportOf(`setting up the run: ${setupProblem}`, setup))
+    if (setup !== undefined && setupProblem !== undefined)
+      throw new Error(reportOf(`setting up the run: ${setupProblem}`, setup))
     const result = await target.send(c).catch((error: unknown) => {
       throw new Error(`no answer: ${String(error)}`)
     })
@@ -428,7 +483,9 @@ const fuzz = async (target: Target): Promise<string | undefined> => {
     seed: seedOf(target),
     numRuns: RUNS,
     // The library types its plugins for unknown inputs, which the checker will not widen to these.
-    ...(OPERATION_BUDGET_MS !== undefined ? { plugins: [fc.interruptAfterTimeLimit(OPERATION_BUDGET_MS) as fc.Plugin<[FuzzCase]>] } : {}),
+    ...(OPERATION_BUDGET_MS !== undefined
+      ? { plugins: [fc.interruptAfterTimeLimit(OPERATION_BUDGET_MS) as fc.Plugin<[FuzzCase]>] }
+      : {}),
     ...(REPLAY_PATH !== undefined ? { path: REPLAY_PATH, endOnFailure: true } : {})
   })
   const counts = [...statuses].toSorted(([a], [b]) => a.localeCompare(b)).map(([outcome, n]) => `${outcome}×${n}`)

@@ -29,11 +29,18 @@ const toolText = (result: unknown) => {
   expect(tool.isError).toBe(true)
   return (tool.content[0] as { text: string }).text
 }
-const nulIssue = (...loc: Array<string | number>) => ({ loc, msg: expect.stringMatching(/NUL/), type: "string_nul_character" })
+const nulIssue = (...loc: Array<string | number>) => ({
+  loc,
+  msg: expect.stringMatching(/NUL/),
+  type: "string_nul_character"
+})
 
 describe("a NUL character in a string is a 422 naming the field, on every surface", () => {
   it("REST: body fields, object keys and query parameters", async () => {
-    const created = await call(server, "/api/v1/public/clients", { key: tenant.key, body: { nome: "Ana\u0000Maria", email: "ana@example.com" } })
+    const created = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      body: { nome: "Ana\u0000Maria", email: "ana@example.com" }
+    })
     expect(created.status).toBe(422)
     expect(created.body.detail).toEqual([nulIssue("body", "nome")])
 
@@ -54,16 +61,24 @@ describe("a NUL character in a string is a 422 naming the field, on every surfac
 
   it("tRPC and MCP: the same refusal, and nothing is written", async () => {
     const client = await createClient(server, tenant)
-    const data = await trpcFailure(trpc().points.credit.mutate({ client_id: client.id, points: 5, description: "a\u0000b" }))
+    const data = await trpcFailure(
+      trpc().points.credit.mutate({ client_id: client.id, points: 5, description: "a\u0000b" })
+    )
     expect(data).toMatchObject({ httpStatus: 422, detail: [nulIssue("body", "description")] })
 
     const text = toolText(
-      await mcp.callTool({ name: "credit_points", arguments: { client_id: client.id, points: 5, description: "a\u0000b" } })
+      await mcp.callTool({
+        name: "credit_points",
+        arguments: { client_id: client.id, points: 5, description: "a\u0000b" }
+      })
     )
     expect(text).toMatch(/description: Must not contain the NUL character/)
 
     const key = toolText(
-      await mcp.callTool({ name: "credit_points", arguments: { client_id: client.id, points: 5, idempotency_key: "k\u0000" } })
+      await mcp.callTool({
+        name: "credit_points",
+        arguments: { client_id: client.id, points: 5, idempotency_key: "k\u0000" }
+      })
     )
     expect(key).toMatch(/idempotency_key: Must not contain the NUL character/)
 
@@ -72,7 +87,10 @@ describe("a NUL character in a string is a 422 naming the field, on every surfac
 
   it("a deeply nested hostile body is walked without overflowing the stack", async () => {
     const deep = `${"[".repeat(50_000)}"\\u0000"${"]".repeat(50_000)}`
-    const res = await call(server, "/api/v1/public/clients", { key: tenant.key, body: `{"nome": "Ana", "tags": ${deep}}` })
+    const res = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      body: `{"nome": "Ana", "tags": ${deep}}`
+    })
     expect(res.status).toBe(422)
   })
 })
@@ -84,7 +102,11 @@ describe("time zones are the database's, not only Node's", () => {
     const created = await call(server, "/api/v1/internal/empresas", { key: server.adminKey, body })
     expect(created.status).toBe(422)
     expect(created.body.detail).toEqual([
-      { loc: ["body", "settings", "timezone"], msg: expect.stringMatching(/US\/Pacific-New.*IANA/), type: "value_error" }
+      {
+        loc: ["body", "settings", "timezone"],
+        msg: expect.stringMatching(/US\/Pacific-New.*IANA/),
+        type: "value_error"
+      }
     ])
 
     const updated = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
@@ -117,7 +139,9 @@ describe("an empty category list on the timeline", () => {
     const data = await trpcFailure(trpc().clients.timeline.query({ client_id: client.id, category: [] }))
     expect(data).toMatchObject({ httpStatus: 422, detail: [{ loc: ["query", "category"], type: "too_short" }] })
 
-    const text = toolText(await mcp.callTool({ name: "get_client_timeline", arguments: { client_id: client.id, category: [] } }))
+    const text = toolText(
+      await mcp.callTool({ name: "get_client_timeline", arguments: { client_id: client.id, category: [] } })
+    )
     expect(text).toMatch(/category: Give at least one category/)
 
     const one = await trpc().clients.timeline.query({ client_id: client.id, category: ["purchase"] })

@@ -63,17 +63,25 @@ describe("the server log", () => {
     expect((await call(server, "/api/v1/public/products", { key: tenant.key })).status).toBe(200)
     await sql("ALTER TABLE products RENAME TO products_elsewhere")
     try {
-      const rest = await call(server, "/api/v1/public/products", { key: tenant.key, headers: { "x-request-id": "log-rest-1" } })
+      const rest = await call(server, "/api/v1/public/products", {
+        key: tenant.key,
+        headers: { "x-request-id": "log-rest-1" }
+      })
       expect(rest.status).toBe(500)
       expect(rest.body).toEqual({ detail: "Internal server error" })
 
-      const trpc = await call(server, "/trpc/products.list?input=%7B%7D", { key: tenant.key, headers: { "x-request-id": "log-trpc-1" } })
+      const trpc = await call(server, "/trpc/products.list?input=%7B%7D", {
+        key: tenant.key,
+        headers: { "x-request-id": "log-trpc-1" }
+      })
       expect(trpc.status).toBe(500)
       expect(JSON.stringify(trpc.body)).not.toMatch(/products_elsewhere|relation|Sql|at \//)
 
       const mcp = await connectMcp(server, tenant.key)
       try {
-        await expect(mcp.callTool({ name: "list_products", arguments: {} })).rejects.toThrow(/\{"detail":"Internal server error"\}$/)
+        await expect(mcp.callTool({ name: "list_products", arguments: {} })).rejects.toThrow(
+          /\{"detail":"Internal server error"\}$/
+        )
       } finally {
         await mcp.close()
       }
@@ -81,11 +89,18 @@ describe("the server log", () => {
       await sql("ALTER TABLE products_elsewhere RENAME TO products")
     }
 
-    await server.waitForOutput(/"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500/)
+    await server.waitForOutput(
+      /"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500/
+    )
     for (const requestId of ["log-rest-1", "log-trpc-1"]) {
       const about = lines().filter((line) => line.request_id === requestId)
       expect(about).toHaveLength(1)
-      expect(about[0]).toMatchObject({ level: "error", message: "request", status: 500, error: expect.stringMatching(/products/) })
+      expect(about[0]).toMatchObject({
+        level: "error",
+        message: "request",
+        status: 500,
+        error: expect.stringMatching(/products/)
+      })
     }
     const mcpFailures = lines().filter((line) => line.path === "/mcp" && line.status === 500)
     expect(mcpFailures).toHaveLength(1)
@@ -97,7 +112,11 @@ describe("the server log", () => {
     const all = lines()
     expect(all.length).toBeGreaterThan(3)
     for (const line of all) {
-      expect(line).toMatchObject({ timestamp: expect.any(String), level: expect.stringMatching(/^(debug|info|warn|error)$/), message: expect.any(String) })
+      expect(line).toMatchObject({
+        timestamp: expect.any(String),
+        level: expect.stringMatching(/^(debug|info|warn|error)$/),
+        message: expect.any(String)
+      })
       expect(line).not.toHaveProperty("logLevel")
       expect(line).not.toHaveProperty("annotations")
     }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { call, createClient, createProgram, createTenant, issueCard, timelineOf, useServer, type Tenant } from "./support/index.js"
+import {
+  call,
+  createClient,
+  createProgram,
+  createTenant,
+  issueCard,
+  timelineOf,
+  useServer,
+  type Tenant
+} from "./support/index.js"
 
 const server = useServer()
 
@@ -33,10 +42,15 @@ const cardSetup = async (program: Record<string, unknown> = {}) => {
   return { tenant, client, program: prog, card }
 }
 
-const stamp = (tenant: Tenant, cardId: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  call(server, `${BASE}/${cardId}/stamp`, { key: tenant.key, body, headers })
+const stamp = (
+  tenant: Tenant,
+  cardId: string,
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
+) => call(server, `${BASE}/${cardId}/stamp`, { key: tenant.key, body, headers })
 
-const cardsOf = async (tenant: Tenant, query = "") => (await call(server, `${BASE}${query}`, { key: tenant.key })).body as Card[]
+const cardsOf = async (tenant: Tenant, query = "") =>
+  (await call(server, `${BASE}${query}`, { key: tenant.key })).body as Card[]
 
 describe("loyalty card programs", () => {
   it("creates, lists (GET /loyalty-cards/programs is the programs list) and updates", async () => {
@@ -94,7 +108,11 @@ describe("loyalty card programs", () => {
       body: { name: "Hijack" }
     })
     expect(foreign.status).toBe(404)
-    const missing = await call(server, `${BASE}/programs/${MISSING}`, { key: tenant.key, method: "PATCH", body: { name: "X" } })
+    const missing = await call(server, `${BASE}/programs/${MISSING}`, {
+      key: tenant.key,
+      method: "PATCH",
+      body: { name: "X" }
+    })
     expect(missing.status).toBe(404)
     expect((await call(server, `${BASE}/programs`, { key: tenant.key })).body[0].name).toBe("Cartão Café")
   })
@@ -141,7 +159,11 @@ describe("issuing and listing loyalty cards", () => {
     const maria = await createClient(server, tenant, { nome: "Maria" })
     const joao = await createClient(server, tenant, { nome: "João" })
     const cafe = await createProgram(server, tenant)
-    const pao = await createProgram(server, tenant, { name: "Cartão Pão", stamps_required: 5, reward_description: "Um pão grátis" })
+    const pao = await createProgram(server, tenant, {
+      name: "Cartão Pão",
+      stamps_required: 5,
+      reward_description: "Um pão grátis"
+    })
 
     const issued = await call(server, BASE, { key: tenant.key, body: { client_id: maria.id, program_id: cafe.id } })
     expect(issued.status).toBe(201)
@@ -170,7 +192,9 @@ describe("issuing and listing loyalty cards", () => {
     expect(all.body[2]).toEqual(issued.body)
     expect((await cardsOf(tenant, `?client_id=${maria.id}`)).map((c) => c.id)).toEqual([mariaPao.id, issued.body.id])
     expect((await cardsOf(tenant, `?program_id=${cafe.id}`)).map((c) => c.id)).toEqual([joaoCafe.id, issued.body.id])
-    expect((await cardsOf(tenant, `?client_id=${maria.id}&program_id=${cafe.id}`)).map((c) => c.id)).toEqual([issued.body.id])
+    expect((await cardsOf(tenant, `?client_id=${maria.id}&program_id=${cafe.id}`)).map((c) => c.id)).toEqual([
+      issued.body.id
+    ])
     expect((await cardsOf(tenant, "?status=completed")).map((c) => c.id)).toEqual([mariaPao.id])
 
     // Paging: `limit` and the `starting_after` cursor.
@@ -207,17 +231,26 @@ describe("issuing and listing loyalty cards", () => {
     expect(again.body.detail).toEqual({ code: "CARD_ALREADY_ISSUED", message: expect.any(String) })
 
     const paused = await createProgram(server, tenant, { active: false })
-    const inactive = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: paused.id } })
+    const inactive = await call(server, BASE, {
+      key: tenant.key,
+      body: { client_id: client.id, program_id: paused.id }
+    })
     expect(inactive.status).toBe(409)
     expect(inactive.body.detail).toEqual({ code: "PROGRAM_INACTIVE", message: expect.any(String) })
 
     const other = await createTenant(server)
     const otherClient = await createClient(server, other)
     const otherProgram = await createProgram(server, other)
-    const foreignClient = await call(server, BASE, { key: tenant.key, body: { client_id: otherClient.id, program_id: program.id } })
+    const foreignClient = await call(server, BASE, {
+      key: tenant.key,
+      body: { client_id: otherClient.id, program_id: program.id }
+    })
     expect(foreignClient.status).toBe(404)
     expect(foreignClient.body).toEqual({ detail: `Client ${otherClient.id} not found` })
-    const foreignProgram = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: otherProgram.id } })
+    const foreignProgram = await call(server, BASE, {
+      key: tenant.key,
+      body: { client_id: client.id, program_id: otherProgram.id }
+    })
     expect(foreignProgram.status).toBe(404)
     expect(foreignProgram.body).toEqual({ detail: `Loyalty program ${otherProgram.id} not found` })
 
@@ -275,7 +308,10 @@ describe("stamp_loyalty_card", () => {
         stamp_id: expect.stringMatching(UUID)
       }
     })
-    expect(timeline.data[1]).toMatchObject({ title: "+1 stamp", metadata: { quantity: 1, stamps: 1, completed: false } })
+    expect(timeline.data[1]).toMatchObject({
+      title: "+1 stamp",
+      metadata: { quantity: 1, stamps: 1, completed: false }
+    })
 
     const again = await stamp(tenant, card.id)
     expect(again.status).toBe(409)
@@ -288,7 +324,10 @@ describe("stamp_loyalty_card", () => {
     await stamp(tenant, card.id, { quantity: 3 })
     const over = await stamp(tenant, card.id, { quantity: 3 })
     expect(over.status).toBe(409)
-    expect(over.body.detail).toEqual({ code: "STAMPS_EXCEED_REMAINING", message: expect.stringContaining("needs 2 more stamps") })
+    expect(over.body.detail).toEqual({
+      code: "STAMPS_EXCEED_REMAINING",
+      message: expect.stringContaining("needs 2 more stamps")
+    })
     expect((await cardsOf(tenant))[0]).toMatchObject({ stamps: 3, status: "active" })
     const exact = await stamp(tenant, card.id, { quantity: 2 })
     expect(exact.body).toMatchObject({ stamps: 5, completed: true })
@@ -347,7 +386,11 @@ describe("stamp_loyalty_card idempotency (X-Idempotency-Key)", () => {
     const reused = await stamp(tenant, card.id, { quantity: 3 }, headers)
     expect(reused.status).toBe(422)
     expect(reused.body.detail).toEqual([
-      { loc: ["header", "X-Idempotency-Key"], msg: expect.stringMatching(/different request body/), type: "idempotency_key_reused" }
+      {
+        loc: ["header", "X-Idempotency-Key"],
+        msg: expect.stringMatching(/different request body/),
+        type: "idempotency_key_reused"
+      }
     ])
     expect((await cardsOf(tenant))[0]!.stamps).toBe(2)
     expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(1)
@@ -367,19 +410,24 @@ describe("concurrency", () => {
     ["no idempotency key", () => ({})]
   ]
 
-  it.each(modes)("20 parallel stamps (%s) on an 8-stamp card: 8 succeed, 12 get CARD_COMPLETED", async (_mode, headersOf) => {
-    const { tenant, client, card } = await cardSetup({ stamps_required: 8 })
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stamp(tenant, card.id, {}, headersOf(i))))
-    const ok = results.filter((r) => r.status === 200)
-    const refused = results.filter((r) => r.status !== 200)
-    expect(ok).toHaveLength(8)
-    expect(refused.map((r) => [r.status, r.body.detail.code])).toEqual(Array.from({ length: 12 }, () => [409, "CARD_COMPLETED"]))
-    // Each stamp saw a distinct count: no lost update, and exactly one completed the card.
-    expect(ok.map((r) => r.body.stamps).toSorted((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
-    expect(ok.filter((r) => r.body.completed)).toHaveLength(1)
-    expect((await cardsOf(tenant))[0]).toMatchObject({ stamps: 8, max_stamps: 8, status: "completed" })
-    expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(8)
-  })
+  it.each(modes)(
+    "20 parallel stamps (%s) on an 8-stamp card: 8 succeed, 12 get CARD_COMPLETED",
+    async (_mode, headersOf) => {
+      const { tenant, client, card } = await cardSetup({ stamps_required: 8 })
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stamp(tenant, card.id, {}, headersOf(i))))
+      const ok = results.filter((r) => r.status === 200)
+      const refused = results.filter((r) => r.status !== 200)
+      expect(ok).toHaveLength(8)
+      expect(refused.map((r) => [r.status, r.body.detail.code])).toEqual(
+        Array.from({ length: 12 }, () => [409, "CARD_COMPLETED"])
+      )
+      // Each stamp saw a distinct count: no lost update, and exactly one completed the card.
+      expect(ok.map((r) => r.body.stamps).toSorted((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(ok.filter((r) => r.body.completed)).toHaveLength(1)
+      expect((await cardsOf(tenant))[0]).toMatchObject({ stamps: 8, max_stamps: 8, status: "completed" })
+      expect((await timelineOf(server, tenant, client.id, "?category=interaction")).total).toBe(8)
+    }
+  )
 })
 
 describe("claiming a completed card's reward", () => {
@@ -456,7 +504,10 @@ describe("claiming a completed card's reward", () => {
       [next.id, "active"],
       [card.id, "claimed"]
     ])
-    const duplicate = await call(server, BASE, { key: tenant.key, body: { client_id: client.id, program_id: program.id } })
+    const duplicate = await call(server, BASE, {
+      key: tenant.key,
+      body: { client_id: client.id, program_id: program.id }
+    })
     expect(duplicate.body.detail.code).toBe("CARD_ALREADY_ISSUED")
     expect((await timelineOf(server, tenant, client.id, "?category=reward")).total).toBe(1)
   })
@@ -470,7 +521,11 @@ describe("claiming a completed card's reward", () => {
     })
     expect(changed.body.stamps_required).toBe(5)
     // The open card keeps its goal.
-    expect((await stamp(tenant, card.id, { quantity: 3 })).body).toMatchObject({ stamps: 3, max_stamps: 3, completed: true })
+    expect((await stamp(tenant, card.id, { quantity: 3 })).body).toMatchObject({
+      stamps: 3,
+      max_stamps: 3,
+      completed: true
+    })
     const cycle = await call(server, `${BASE}/${card.id}/claim`, { key: tenant.key, body: {} })
     expect(cycle.body.next_card).toMatchObject({ stamps: 0, max_stamps: 5 })
 
@@ -491,7 +546,9 @@ describe("claiming a completed card's reward", () => {
     )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
     const refused = results.filter((r) => r.status !== 200)
-    expect(refused.map((r) => [r.status, r.body.detail.code])).toEqual(Array.from({ length: 4 }, () => [409, "CARD_ALREADY_CLAIMED"]))
+    expect(refused.map((r) => [r.status, r.body.detail.code])).toEqual(
+      Array.from({ length: 4 }, () => [409, "CARD_ALREADY_CLAIMED"])
+    )
     expect((await cardsOf(tenant)).map((c) => c.status)).toEqual(["active", "claimed"])
     expect((await timelineOf(server, tenant, client.id, "?category=reward")).total).toBe(1)
   })
@@ -507,7 +564,11 @@ describe("claiming a completed card's reward", () => {
     expect(malformed.body.detail[0].loc).toEqual(["path", "card_id"])
     const extra = await call(server, `${BASE}/${card.id}/claim`, { key: tenant.key, body: { force: true } })
     expect(extra.status).toBe(422)
-    expect(extra.body.detail).toContainEqual({ loc: ["body", "force"], msg: expect.any(String), type: "extra_forbidden" })
+    expect(extra.body.detail).toContainEqual({
+      loc: ["body", "force"],
+      msg: expect.any(String),
+      type: "extra_forbidden"
+    })
     expect((await cardsOf(tenant))[0]!.status).toBe("completed")
   })
 })

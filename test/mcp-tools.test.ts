@@ -25,7 +25,11 @@ describe("every company tool through the SDK client, on seeded data", () => {
     const tenant = await createTenant(server)
     const other = await createClient(server, tenant, { nome: "Bruno Lima" })
     // REST seeding for what no spec tool creates; each call costs one request of the key's budget.
-    const program = await createProgram(server, tenant, { name: "Cartão Café", stamps_required: 5, reward_description: "Um café grátis" })
+    const program = await createProgram(server, tenant, {
+      name: "Cartão Café",
+      stamps_required: 5,
+      reward_description: "Um café grátis"
+    })
     const card = await issueCard(server, tenant, other.id, program.id)
 
     const { client, tools } = await connect(tenant.key)
@@ -40,35 +44,58 @@ describe("every company tool through the SDK client, on seeded data", () => {
       expect(tools).toEqual(COMPANY_TOOLS)
 
       const created = await run("create_client", { nome: "Ana Souza", email: "ana@example.com" })
-      expect(created).toMatchObject({ id: expect.stringMatching(UUID), nome: "Ana Souza", email: "ana@example.com", pontos: 0 })
+      expect(created).toMatchObject({
+        id: expect.stringMatching(UUID),
+        nome: "Ana Souza",
+        email: "ana@example.com",
+        pontos: 0
+      })
       const clientId = created.id as string
 
-      expect(await run("credit_points", { client_id: clientId, points: 500, idempotency_key: "sale-1" })).toMatchObject({
-        client_id: clientId,
-        balance: 500,
-        credited: 500,
-        transaction_id: expect.stringMatching(UUID)
-      })
+      expect(await run("credit_points", { client_id: clientId, points: 500, idempotency_key: "sale-1" })).toMatchObject(
+        {
+          client_id: clientId,
+          balance: 500,
+          credited: 500,
+          transaction_id: expect.stringMatching(UUID)
+        }
+      )
       expect(await run("get_points_balance", { client_id: clientId })).toEqual({
         client_id: clientId,
         balance: 500,
         empresa_id: tenant.empresa.id
       })
-      expect(await run("get_client", { client_id: clientId })).toMatchObject({ id: clientId, pontos: 500, created_at: TIMESTAMP })
+      expect(await run("get_client", { client_id: clientId })).toMatchObject({
+        id: clientId,
+        pontos: 500,
+        created_at: TIMESTAMP
+      })
       const page = await run("list_clients", { search: "Ana" })
       expect(page).toMatchObject({ total: 1, page: 1, pages: 1 })
       expect(page.data.map((row: { id: string }) => row.id)).toEqual([clientId])
 
       const product = await run("create_product", { name: "Caneca", points_cost: 200, stock: 3, category: "Brindes" })
-      expect(product).toMatchObject({ id: expect.stringMatching(UUID), name: "Caneca", points_cost: 200, stock: 3, active: true })
+      expect(product).toMatchObject({
+        id: expect.stringMatching(UUID),
+        name: "Caneca",
+        points_cost: 200,
+        stock: 3,
+        active: true
+      })
       expect(await run("update_product", { product_id: product.id, points_cost: 150 })).toMatchObject({
         id: product.id,
         points_cost: 150
       })
-      expect((await run("list_products")).items).toEqual([expect.objectContaining({ id: product.id, points_cost: 150 })])
+      expect((await run("list_products")).items).toEqual([
+        expect.objectContaining({ id: product.id, points_cost: 150 })
+      ])
       expect((await run("list_rewards")).items).toEqual(expect.any(Array))
 
-      const coupon = await run("generate_coupon", { client_id: clientId, product_id: product.id, idempotency_key: "coupon-1" })
+      const coupon = await run("generate_coupon", {
+        client_id: clientId,
+        product_id: product.id,
+        idempotency_key: "coupon-1"
+      })
       expect(coupon).toMatchObject({
         uid: expect.stringMatching(/^[A-Z2-9]{8}$/),
         status: "active",
@@ -78,8 +105,15 @@ describe("every company tool through the SDK client, on seeded data", () => {
         product_id: product.id,
         product_name: "Caneca"
       })
-      expect(await run("get_coupon", { uid: coupon.uid.toLowerCase() })).toMatchObject({ id: coupon.id, status: "active" })
-      expect(await run("use_coupon", { uid: coupon.uid })).toMatchObject({ id: coupon.id, status: "used", used_at: TIMESTAMP })
+      expect(await run("get_coupon", { uid: coupon.uid.toLowerCase() })).toMatchObject({
+        id: coupon.id,
+        status: "active"
+      })
+      expect(await run("use_coupon", { uid: coupon.uid })).toMatchObject({
+        id: coupon.id,
+        status: "used",
+        used_at: TIMESTAMP
+      })
 
       expect(await run("stamp_loyalty_card", { card_id: card.id, quantity: 2 })).toMatchObject({
         card_id: card.id,
@@ -109,7 +143,10 @@ describe("every company tool through the SDK client, on seeded data", () => {
         nome: "Ana Souza",
         period_days: 30
       })
-      expect(await run("get_metrics_overview", { days: 7 })).toMatchObject({ period_days: 7, timezone: expect.any(String) })
+      expect(await run("get_metrics_overview", { days: 7 })).toMatchObject({
+        period_days: 7,
+        timezone: expect.any(String)
+      })
       expect(await run("get_referral_performance")).toMatchObject({ referrals_made: 0, top_referrers: [] })
       expect(await run("get_referral_metrics", { group_by: "week" })).toMatchObject({ group_by: "week", referrals: 0 })
       expect(await run("list_referral_campaigns")).toEqual({ items: [] })

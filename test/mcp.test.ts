@@ -65,7 +65,10 @@ describe("tool server at /mcp (spec 4.1), through the SDK client", () => {
     expect((await post({})).status).toBe(401)
     const blocked = await createTenant(server, { apiAccess: false })
     expect((await post({ "x-api-key": blocked.key })).status).toBe(403)
-    await expect(connect(blocked.key)).rejects.toMatchObject({ code: 403, message: expect.stringMatching(/API access/) })
+    await expect(connect(blocked.key)).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringMatching(/API access/)
+    })
   })
 
   it("FIDELIS_MCP_CONFORMANCE_FIXTURES=1 adds only the conformance suite's fixture tool", async () => {
@@ -75,7 +78,9 @@ describe("tool server at /mcp (spec 4.1), through the SDK client", () => {
       const client = await connect(tenant.key, fixtureServer)
       try {
         const { tools } = await client.listTools()
-        expect(tools.map((tool) => tool.name).toSorted()).toEqual([...COMPANY_TOOLS, "json_schema_2020_12_tool"].toSorted())
+        expect(tools.map((tool) => tool.name).toSorted()).toEqual(
+          [...COMPANY_TOOLS, "json_schema_2020_12_tool"].toSorted()
+        )
         // What the suite's json-schema-2020-12 scenario checks survives the SDK's parsing on both ends.
         expect(tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema).toEqual({
           $schema: "https://json-schema.org/draft/2020-12/schema",

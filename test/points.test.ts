@@ -8,7 +8,7 @@ import {
   createTenant,
   realServerUrl,
   startServer,
-  useServer,
+  useServer
 } from "./support/index.js"
 
 const server = useServer()
@@ -40,7 +40,11 @@ describe("idempotency (X-Idempotency-Key, design.md section 2)", () => {
   it("replays the stored response for the same key and body, crediting once", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    const request = { key: tenant.key, body: { client_id: client.id, points: 40 }, headers: { "x-idempotency-key": "order-981" } }
+    const request = {
+      key: tenant.key,
+      body: { client_id: client.id, points: 40 },
+      headers: { "x-idempotency-key": "order-981" }
+    }
     const first = await call(server, "/api/v1/public/points/credit", request)
     const second = await call(server, "/api/v1/public/points/credit", request)
     expect(first.status).toBe(200)
@@ -66,7 +70,11 @@ describe("idempotency (X-Idempotency-Key, design.md section 2)", () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
     const headers = { "x-idempotency-key": "k-1" }
-    await call(server, "/api/v1/public/points/credit", { key: tenant.key, headers, body: { client_id: client.id, points: 10 } })
+    await call(server, "/api/v1/public/points/credit", {
+      key: tenant.key,
+      headers,
+      body: { client_id: client.id, points: 10 }
+    })
     const reused = await call(server, "/api/v1/public/points/credit", {
       key: tenant.key,
       headers,
@@ -74,7 +82,11 @@ describe("idempotency (X-Idempotency-Key, design.md section 2)", () => {
     })
     expect(reused.status).toBe(422)
     expect(reused.body.detail).toEqual([
-      { loc: ["header", "X-Idempotency-Key"], msg: expect.stringMatching(/different request body/), type: "idempotency_key_reused" }
+      {
+        loc: ["header", "X-Idempotency-Key"],
+        msg: expect.stringMatching(/different request body/),
+        type: "idempotency_key_reused"
+      }
     ])
     expect(await balanceOf(server, tenant, client.id)).toBe(10)
   })
@@ -130,7 +142,8 @@ describe("concurrency", () => {
     expect(statuses).toContain(200)
     const transactionIds = new Set(results.filter((r) => r.status === 200).map((r) => r.body.transaction_id))
     expect(transactionIds.size).toBe(1)
-    for (const refused of results.filter((r) => r.status === 409)) expect(refused.body.detail.code).toBe("IDEMPOTENCY_IN_FLIGHT")
+    for (const refused of results.filter((r) => r.status === 409))
+      expect(refused.body.detail.code).toBe("IDEMPOTENCY_IN_FLIGHT")
     expect(await balanceOf(server, tenant, client.id)).toBe(30)
   })
 })

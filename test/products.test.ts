@@ -46,7 +46,10 @@ describe("create_product and products.get", () => {
 
   it("defaults the optional fields: no description, unlimited stock, active", async () => {
     const tenant = await createTenant(server)
-    const res = await call(server, "/api/v1/public/products", { key: tenant.key, body: { name: "Pão de queijo", points_cost: 30 } })
+    const res = await call(server, "/api/v1/public/products", {
+      key: tenant.key,
+      body: { name: "Pão de queijo", points_cost: 30 }
+    })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({
       name: "Pão de queijo",
@@ -61,7 +64,15 @@ describe("create_product and products.get", () => {
     // Explicit nulls read the same as omitted fields.
     const nulls = await call(server, "/api/v1/public/products", {
       key: tenant.key,
-      body: { name: "Bolo", points_cost: 50, description: null, image_url: null, category: null, price: null, stock: null }
+      body: {
+        name: "Bolo",
+        points_cost: 50,
+        description: null,
+        image_url: null,
+        category: null,
+        price: null,
+        stock: null
+      }
     })
     expect(nulls.status).toBe(201)
     expect(nulls.body).toMatchObject({ description: null, image_url: null, category: null, price: null, stock: null })
@@ -71,7 +82,11 @@ describe("create_product and products.get", () => {
 describe("list_products", () => {
   it("lists available products by name as a bare array, with filters", async () => {
     const tenant = await createTenant(server)
-    await createProduct(server, tenant, { name: "Suco de laranja", category: "Bebidas", description: "Natural, 300 ml" })
+    await createProduct(server, tenant, {
+      name: "Suco de laranja",
+      category: "Bebidas",
+      description: "Natural, 300 ml"
+    })
     await createProduct(server, tenant, { name: "café", category: "bebidas", points_cost: 100, stock: 3 })
     await createProduct(server, tenant, { name: "Brownie", category: "doces", description: "Com nozes" })
     await createProduct(server, tenant, { name: "Esgotado", category: "doces", stock: 0 })
@@ -104,12 +119,16 @@ describe("list_products", () => {
     expect(names(drinks.body)).toEqual(["café", "Suco de laranja"])
     const byDescription = await call(server, "/api/v1/public/products?search=NOZES", { key: tenant.key })
     expect(names(byDescription.body)).toEqual(["Brownie"])
-    const byName = await call(server, "/api/v1/public/products?search=caf&include_unavailable=true", { key: tenant.key })
+    const byName = await call(server, "/api/v1/public/products?search=caf&include_unavailable=true", {
+      key: tenant.key
+    })
     expect(names(byName.body)).toEqual(["café"])
     // LIKE wildcards are literal.
     const wildcard = await call(server, "/api/v1/public/products?search=%25", { key: tenant.key })
     expect(wildcard.body).toEqual([])
-    const combined = await call(server, "/api/v1/public/products?category=doces&include_unavailable=true", { key: tenant.key })
+    const combined = await call(server, "/api/v1/public/products?category=doces&include_unavailable=true", {
+      key: tenant.key
+    })
     expect(names(combined.body)).toEqual(["Brownie", "Esgotado"])
   })
 
@@ -151,7 +170,15 @@ describe("update_product (PUT, partial)", () => {
     const cleared = await call(server, `/api/v1/public/products/${product.id}`, {
       key: tenant.key,
       method: "PUT",
-      body: { description: null, image_url: null, category: null, price: null, stock: null, active: false, name: "Café coado" }
+      body: {
+        description: null,
+        image_url: null,
+        category: null,
+        price: null,
+        stock: null,
+        active: false,
+        name: "Café coado"
+      }
     })
     expect(cleared.status).toBe(200)
     expect(cleared.body).toMatchObject({
@@ -182,10 +209,23 @@ describe("update_product (PUT, partial)", () => {
       stock: 0,
       active: true
     }
-    const replaced = await call(server, `/api/v1/public/products/${product.id}`, { key: tenant.key, method: "PUT", body: full })
-    expect(replaced.body).toEqual({ ...full, id: product.id, created_at: expect.any(String), updated_at: expect.any(String) })
+    const replaced = await call(server, `/api/v1/public/products/${product.id}`, {
+      key: tenant.key,
+      method: "PUT",
+      body: full
+    })
+    expect(replaced.body).toEqual({
+      ...full,
+      id: product.id,
+      created_at: expect.any(String),
+      updated_at: expect.any(String)
+    })
 
-    const empty = await call(server, `/api/v1/public/products/${product.id}`, { key: tenant.key, method: "PUT", body: {} })
+    const empty = await call(server, `/api/v1/public/products/${product.id}`, {
+      key: tenant.key,
+      method: "PUT",
+      body: {}
+    })
     expect(empty.status).toBe(200)
     expect(empty.body).toMatchObject(full)
   })
@@ -201,7 +241,11 @@ describe("tenant isolation", () => {
       const get = await call(server, `/api/v1/public/products/${id}`, { key: tenant.key })
       expect(get.status).toBe(404)
       expect(get.body).toEqual({ detail: `Product ${id} not found` })
-      const updated = await call(server, `/api/v1/public/products/${id}`, { key: tenant.key, method: "PUT", body: { name: "Meu" } })
+      const updated = await call(server, `/api/v1/public/products/${id}`, {
+        key: tenant.key,
+        method: "PUT",
+        body: { name: "Meu" }
+      })
       expect(updated.status).toBe(404)
       expect(updated.body).toEqual({ detail: `Product ${id} not found` })
     }
@@ -229,9 +273,19 @@ describe("invalid input", () => {
       ["/api/v1/public/products", create({ stock: -1 }), ["body", "stock"], "greater_than_equal"],
       ["/api/v1/public/products", create({ stock: 2.5 }), ["body", "stock"], "int_type"],
       ["/api/v1/public/products", create({ image_url: "not a url" }), ["body", "image_url"], "string_pattern_mismatch"],
-      ["/api/v1/public/products", create({ image_url: "javascript:alert(1)" }), ["body", "image_url"], "string_pattern_mismatch"],
+      [
+        "/api/v1/public/products",
+        create({ image_url: "javascript:alert(1)" }),
+        ["body", "image_url"],
+        "string_pattern_mismatch"
+      ],
       ["/api/v1/public/products", create({ category: "" }), ["body", "category"], "string_too_short"],
-      ["/api/v1/public/products", create({ description: "d".repeat(2001) }), ["body", "description"], "string_too_long"],
+      [
+        "/api/v1/public/products",
+        create({ description: "d".repeat(2001) }),
+        ["body", "description"],
+        "string_too_long"
+      ],
       ["/api/v1/public/products", create({ active: "false" }), ["body", "active"], "value_error"],
       ["/api/v1/public/products", create({ sku: "A1" }), ["body", "sku"], "extra_forbidden"],
       [productPath, put({ name: null }), ["body", "name"], "string_type"],
@@ -249,7 +303,11 @@ describe("invalid input", () => {
     for (const [path, options, loc, type] of cases) {
       const res = await call(server, path, { key: tenant.key, ...options })
       expect(res.status, `${path} ${JSON.stringify(options)}`).toBe(422)
-      expect(res.body.detail, `${path} ${JSON.stringify(options)}`).toContainEqual({ loc, msg: expect.any(String), type })
+      expect(res.body.detail, `${path} ${JSON.stringify(options)}`).toContainEqual({
+        loc,
+        msg: expect.any(String),
+        type
+      })
     }
     const list = await call(server, "/api/v1/public/products?include_unavailable=true", { key: tenant.key })
     expect(list.body).toEqual([{ ...product, stock: 5 }])

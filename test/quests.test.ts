@@ -9,7 +9,14 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const DEFAULT_FIELDS = [
   { id: "csat", type: "rating", label: "Como você avalia sua experiência?", required: true, min: 1, max: 5 },
-  { id: "nps", type: "rating", label: "De 0 a 10, o quanto você nos recomendaria a um amigo?", required: true, min: 0, max: 10 },
+  {
+    id: "nps",
+    type: "rating",
+    label: "De 0 a 10, o quanto você nos recomendaria a um amigo?",
+    required: true,
+    min: 0,
+    max: 10
+  },
   { id: "comment", type: "text", label: "Quer deixar um comentário?", required: false }
 ]
 
@@ -154,7 +161,12 @@ describe("create_quest and update_quest", () => {
   it("the default survey may be renamed, unpublished or paused", async () => {
     const tenant = await createTenant(server)
     const [standard] = await list(tenant)
-    const res = await update(tenant, standard!["id"], { name: "Como foi hoje?", description: "Leva 10 segundos", is_public: false, active: false })
+    const res = await update(tenant, standard!["id"], {
+      name: "Como foi hoje?",
+      description: "Leva 10 segundos",
+      is_public: false,
+      active: false
+    })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
       ...standard,
@@ -203,11 +215,19 @@ describe("the default survey is locked (409 DEFAULT_SURVEY_LOCKED)", () => {
     const tenant = await createTenant(server)
     const standard = await create(tenant, { ...CUSTOM, survey_type: "standard_csat_nps" })
     expect(standard.status).toBe(422)
-    expect(standard.body.detail).toContainEqual({ loc: ["body", "survey_type"], msg: expect.stringMatching(/custom/), type: "enum" })
+    expect(standard.body.detail).toContainEqual({
+      loc: ["body", "survey_type"],
+      msg: expect.stringMatching(/custom/),
+      type: "enum"
+    })
     const [def] = await list(tenant)
     const retype = await update(tenant, def!["id"], { survey_type: "custom" })
     expect(retype.status).toBe(422)
-    expect(retype.body.detail).toContainEqual({ loc: ["body", "survey_type"], msg: expect.any(String), type: "extra_forbidden" })
+    expect(retype.body.detail).toContainEqual({
+      loc: ["body", "survey_type"],
+      msg: expect.any(String),
+      type: "extra_forbidden"
+    })
     expect(await list(tenant)).toEqual([def])
   })
 })
@@ -239,7 +259,12 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
       ["POST", { ...CUSTOM, is_public: "true" }, ["body", "is_public"]],
       ["POST", { ...CUSTOM, name: "" }, ["body", "name"]],
       ["POST", { ...CUSTOM, is_default: true }, ["body", "is_default"], "extra_forbidden"],
-      ["POST", { ...CUSTOM, research: { ...CUSTOM.research, title: "x" } }, ["body", "research", "title"], "extra_forbidden"],
+      [
+        "POST",
+        { ...CUSTOM, research: { ...CUSTOM.research, title: "x" } },
+        ["body", "research", "title"],
+        "extra_forbidden"
+      ],
       ["PATCH", { research: { fields: [rating, rating] } }, [...FIELDS, 1, "id"]],
       ["PATCH", { valid_until: "soon" }, ["body", "valid_until"]],
       ["PATCH", { active: 1 }, ["body", "active"]],
@@ -253,10 +278,18 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     }
     const badId = await update(tenant, "not-a-uuid", { name: "X" })
     expect(badId.status).toBe(422)
-    expect(badId.body.detail).toContainEqual({ loc: ["path", "quest_id"], msg: expect.any(String), type: "uuid_parsing" })
+    expect(badId.body.detail).toContainEqual({
+      loc: ["path", "quest_id"],
+      msg: expect.any(String),
+      type: "uuid_parsing"
+    })
     const badQuery = await call(server, `${QUESTS}?active=true`, { key: tenant.key })
     expect(badQuery.status).toBe(422)
-    expect(badQuery.body.detail).toContainEqual({ loc: ["query", "active"], msg: expect.any(String), type: "extra_forbidden" })
+    expect(badQuery.body.detail).toContainEqual({
+      loc: ["query", "active"],
+      msg: expect.any(String),
+      type: "extra_forbidden"
+    })
 
     expect(await list(tenant)).toEqual(before)
   })

@@ -8,7 +8,8 @@ const MiB = 1024 * 1024
 const LIMIT_DETAIL = "Request body exceeds the limit of 1048576 bytes"
 
 /** A JSON array of `bytes` bytes, the shape of the probe in issue 10. */
-const bigArray = (bytes: number) => `[${Array.from({ length: Math.floor(bytes / 12) }, () => '{"nome":1},').join("")}{}]`
+const bigArray = (bytes: number) =>
+  `[${Array.from({ length: Math.floor(bytes / 12) }, () => '{"nome":1},').join("")}{}]`
 
 interface SlowPost {
   /** Status and body of the response, and how much of the body had been sent when it arrived. */
@@ -22,7 +23,10 @@ interface SlowPost {
  */
 const slowPost = (target: TestServer, path: string, headers: Record<string, string>, total: number): SlowPost => {
   let sent = 0
-  const req = request(`${target.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers } })
+  const req = request(`${target.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers }
+  })
   const timer = setInterval(() => {
     if (sent >= total) return void req.end()
     req.write(Buffer.alloc(64 * 1024, " "))
@@ -116,7 +120,12 @@ describe("one body-size limit on every surface (issue 10)", () => {
     const mcp = await call(server, "/mcp", {
       key: tenant.key,
       headers: { accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "credit_points", arguments: JSON.parse(body) } })
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "credit_points", arguments: JSON.parse(body) }
+      })
     })
     expect(mcp.status).toBe(413)
     expect(mcp.body).toEqual({ detail: LIMIT_DETAIL })
@@ -144,8 +153,16 @@ describe("validation errors stay small", () => {
     expect(res.status).toBe(422)
     expect(res.body.detail).toHaveLength(21)
     expect(res.body.detail[0]).toEqual({ loc: ["body", "nome"], msg: expect.any(String), type: "missing" })
-    expect(res.body.detail[1]).toEqual({ loc: ["body", "field_0"], msg: "Extra inputs are not permitted", type: "extra_forbidden" })
-    expect(res.body.detail[20]).toEqual({ loc: ["body"], msg: expect.stringMatching(/^4981 more errors/), type: "too_many_errors" })
+    expect(res.body.detail[1]).toEqual({
+      loc: ["body", "field_0"],
+      msg: "Extra inputs are not permitted",
+      type: "extra_forbidden"
+    })
+    expect(res.body.detail[20]).toEqual({
+      loc: ["body"],
+      msg: expect.stringMatching(/^4981 more errors/),
+      type: "too_many_errors"
+    })
   })
 
   it("an array where an object is expected is one item, not one per element", async () => {

@@ -90,14 +90,28 @@ describe("list_rewards", () => {
   it("lists redeemable rewards newest first as a bare array; include_unavailable lists all", async () => {
     const tenant = await createTenant(server)
     const coffee = await createProduct(server, tenant, { ...ESPRESSO, name: "Café" })
-    const cake = await createProduct(server, tenant, { name: "Bolo", description: null, image_url: null, category: null })
+    const cake = await createProduct(server, tenant, {
+      name: "Bolo",
+      description: null,
+      image_url: null,
+      category: null
+    })
     const retired = await createProduct(server, tenant, { ...ESPRESSO, name: "Antigo" })
     const unlimited = await createReward(server, tenant, { product_id: coffee.id })
-    const limited = await createReward(server, tenant, { product_id: cake.id, stock: 3, expires_at: NEXT_YEAR, per_user_limit: 1 })
+    const limited = await createReward(server, tenant, {
+      product_id: cake.id,
+      stock: 3,
+      expires_at: NEXT_YEAR,
+      per_user_limit: 1
+    })
     const soldOut = await createReward(server, tenant, { product_id: coffee.id, stock: 0 })
     const inactive = await createReward(server, tenant, { product_id: cake.id, active: false })
     const ofRetired = await createReward(server, tenant, { product_id: retired.id })
-    await call(server, `/api/v1/public/products/${retired.id}`, { key: tenant.key, method: "PUT", body: { active: false } })
+    await call(server, `/api/v1/public/products/${retired.id}`, {
+      key: tenant.key,
+      method: "PUT",
+      body: { active: false }
+    })
     const expiring = await createReward(server, tenant, {
       product_id: coffee.id,
       expires_at: new Date(Date.now() + 2500).toISOString()
@@ -136,7 +150,9 @@ describe("list_rewards", () => {
       [unlimited.id, true]
     ])
 
-    const ofCoffee = await call(server, `/api/v1/public/rewards?product_id=${coffee.id}&include_unavailable=1`, { key: tenant.key })
+    const ofCoffee = await call(server, `/api/v1/public/rewards?product_id=${coffee.id}&include_unavailable=1`, {
+      key: tenant.key
+    })
     expect(ofCoffee.body.map((r: { id: string }) => r.id)).toEqual([expiring.id, soldOut.id, unlimited.id])
   })
 
@@ -148,9 +164,13 @@ describe("list_rewards", () => {
     const res = await call(server, "/api/v1/public/rewards?include_unavailable=true", { key: tenant.key })
     expect(res.status).toBe(200)
     expect(res.body).toEqual([])
-    const byTheirProduct = await call(server, `/api/v1/public/rewards?product_id=${theirs.id}&include_unavailable=true`, {
-      key: tenant.key
-    })
+    const byTheirProduct = await call(
+      server,
+      `/api/v1/public/rewards?product_id=${theirs.id}&include_unavailable=true`,
+      {
+        key: tenant.key
+      }
+    )
     expect(byTheirProduct.body).toEqual([])
   })
 })
@@ -255,15 +275,35 @@ describe("invalid input", () => {
     const cases: Array<[string, Parameters<typeof call>[2], unknown[], unknown]> = [
       ["/api/v1/public/rewards", { body: {} }, ["body", "product_id"], "missing"],
       ["/api/v1/public/rewards", create({ product_id: "abc" }), ["body", "product_id"], "uuid_parsing"],
-      ["/api/v1/public/rewards", create({ pontos_necessarios: 0 }), ["body", "pontos_necessarios"], "greater_than_equal"],
-      ["/api/v1/public/rewards", create({ pontos_necessarios: -10 }), ["body", "pontos_necessarios"], "greater_than_equal"],
+      [
+        "/api/v1/public/rewards",
+        create({ pontos_necessarios: 0 }),
+        ["body", "pontos_necessarios"],
+        "greater_than_equal"
+      ],
+      [
+        "/api/v1/public/rewards",
+        create({ pontos_necessarios: -10 }),
+        ["body", "pontos_necessarios"],
+        "greater_than_equal"
+      ],
       ["/api/v1/public/rewards", create({ pontos_necessarios: 2.5 }), ["body", "pontos_necessarios"], "int_type"],
       ["/api/v1/public/rewards", create({ cashback_value: -1 }), ["body", "cashback_value"], "greater_than_equal"],
       ["/api/v1/public/rewards", create({ cashback_value: 0.001 }), ["body", "cashback_value"], "multiple_of"],
       ["/api/v1/public/rewards", create({ stock: -1 }), ["body", "stock"], "greater_than_equal"],
       ["/api/v1/public/rewards", create({ expires_at: past }), ["body", "expires_at"], "value_error"],
-      ["/api/v1/public/rewards", create({ expires_at: "next week" }), ["body", "expires_at"], "string_pattern_mismatch"],
-      ["/api/v1/public/rewards", create({ expires_at: "2099-12-31" }), ["body", "expires_at"], "string_pattern_mismatch"],
+      [
+        "/api/v1/public/rewards",
+        create({ expires_at: "next week" }),
+        ["body", "expires_at"],
+        "string_pattern_mismatch"
+      ],
+      [
+        "/api/v1/public/rewards",
+        create({ expires_at: "2099-12-31" }),
+        ["body", "expires_at"],
+        "string_pattern_mismatch"
+      ],
       ["/api/v1/public/rewards", create({ per_user_limit: 0 }), ["body", "per_user_limit"], "greater_than_equal"],
       ["/api/v1/public/rewards", create({ active: "yes" }), ["body", "active"], "value_error"],
       ["/api/v1/public/rewards", create({ quantity: 1 }), ["body", "quantity"], "extra_forbidden"],
@@ -281,7 +321,11 @@ describe("invalid input", () => {
     for (const [path, options, loc, type] of cases) {
       const res = await call(server, path, { key: tenant.key, ...options })
       expect(res.status, `${path} ${JSON.stringify(options)}`).toBe(422)
-      expect(res.body.detail, `${path} ${JSON.stringify(options)}`).toContainEqual({ loc, msg: expect.any(String), type })
+      expect(res.body.detail, `${path} ${JSON.stringify(options)}`).toContainEqual({
+        loc,
+        msg: expect.any(String),
+        type
+      })
     }
     const list = await call(server, "/api/v1/public/rewards?include_unavailable=true", { key: tenant.key })
     expect(list.body).toEqual([reward])

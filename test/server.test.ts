@@ -25,7 +25,13 @@ describe("operations endpoints", () => {
       .output()
       .split("\n")
       .find((l) => l.includes('"log-check-1"'))
-    expect(JSON.parse(line!)).toMatchObject({ level: "info", message: "request", request_id: "log-check-1", status: 200, path: "/healthz" })
+    expect(JSON.parse(line!)).toMatchObject({
+      level: "info",
+      message: "request",
+      request_id: "log-check-1",
+      status: 200,
+      path: "/healthz"
+    })
   })
 
   it("unknown paths are a JSON 404", async () => {
@@ -54,7 +60,9 @@ describe("OpenAPI document and reference page", () => {
       const operation = doc.paths[path]?.[method]
       expect(operation, `${method} ${path}`).toBeDefined()
       const success = Object.entries(operation.responses).find(([code]) => code.startsWith("2"))
-      expect(success?.[1], `${method} ${path} response`).toMatchObject({ content: { "application/json": { schema: expect.any(Object) } } })
+      expect(success?.[1], `${method} ${path} response`).toMatchObject({
+        content: { "application/json": { schema: expect.any(Object) } }
+      })
       const params = (operation.parameters ?? []) as Array<{ in: string; name: string; schema: unknown }>
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
         expect(params, `${path} path parameter ${name}`).toContainEqual(expect.objectContaining({ in: "path", name }))
@@ -65,8 +73,12 @@ describe("OpenAPI document and reference page", () => {
       expect(bodyless || body !== undefined, `${method} ${path} request schema`).toBe(true)
     }
     const credit = doc.paths["/points/credit"].post
-    expect(Object.keys(credit.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "409", "422", "429"]))
-    expect(credit.responses["422"].content["application/json"].schema.$ref).toBe("#/components/schemas/HTTPValidationError")
+    expect(Object.keys(credit.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "403", "409", "422", "429"])
+    )
+    expect(credit.responses["422"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/HTTPValidationError"
+    )
     expect(credit.parameters).toContainEqual(expect.objectContaining({ name: "X-Idempotency-Key", in: "header" }))
     expect(doc.paths["/clients"].post.responses["201"]).toBeDefined()
     const internal = await call(server, "/api/v1/internal/openapi.json")
@@ -109,8 +121,13 @@ describe("clients", () => {
     const page2 = await call(server, "/api/v1/public/clients?per_page=2&page=2&sort=nome", { key: tenant.key })
     expect(page2.body.data.map((c: { nome: string }) => c.nome)).toEqual(["Carla", "Diego"])
     for (const search of ["ana", "EXAMPLE.com", "98765", "529982"]) {
-      const found = await call(server, `/api/v1/public/clients?search=${encodeURIComponent(search)}`, { key: tenant.key })
-      expect(found.body.data.map((c: { nome: string }) => c.nome), search).toEqual(["Ana Paula"])
+      const found = await call(server, `/api/v1/public/clients?search=${encodeURIComponent(search)}`, {
+        key: tenant.key
+      })
+      expect(
+        found.body.data.map((c: { nome: string }) => c.nome),
+        search
+      ).toEqual(["Ana Paula"])
     }
     const literal = await call(server, "/api/v1/public/clients?search=%25", { key: tenant.key })
     expect(literal.body.total).toBe(0)
@@ -121,14 +138,23 @@ describe("clients", () => {
   it("refuses a duplicate email or CPF in the same empresa with 409 CLIENT_EXISTS", async () => {
     const tenant = await createTenant(server)
     await createClient(server, tenant, { email: "dup@example.com", cpf: "52998224725" })
-    const byEmail = await call(server, "/api/v1/public/clients", { key: tenant.key, body: { nome: "Y", email: "DUP@example.com" } })
+    const byEmail = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      body: { nome: "Y", email: "DUP@example.com" }
+    })
     expect(byEmail.status).toBe(409)
     expect(byEmail.body.detail).toEqual({ code: "CLIENT_EXISTS", message: expect.any(String) })
-    const byCpf = await call(server, "/api/v1/public/clients", { key: tenant.key, body: { nome: "Z", cpf: "52998224725" } })
+    const byCpf = await call(server, "/api/v1/public/clients", {
+      key: tenant.key,
+      body: { nome: "Z", cpf: "52998224725" }
+    })
     expect(byCpf.status).toBe(409)
     // The same person may be a client of another empresa.
     const other = await createTenant(server)
-    const elsewhere = await call(server, "/api/v1/public/clients", { key: other.key, body: { nome: "Y", email: "dup@example.com" } })
+    const elsewhere = await call(server, "/api/v1/public/clients", {
+      key: other.key,
+      body: { nome: "Y", email: "dup@example.com" }
+    })
     expect(elsewhere.status).toBe(201)
   })
 })
@@ -137,11 +163,24 @@ describe("platform administration", () => {
   it("creates, reads and updates empresas; refuses duplicates and unknown ids", async () => {
     const created = await call(server, "/api/v1/internal/empresas", {
       key: server.adminKey,
-      body: { name: "Padaria Boa", id_name: "padaria-boa", cnpj: "11.222.333/0001-81", settings: { timezone: "America/Manaus" } }
+      body: {
+        name: "Padaria Boa",
+        id_name: "padaria-boa",
+        cnpj: "11.222.333/0001-81",
+        settings: { timezone: "America/Manaus" }
+      }
     })
     expect(created.status).toBe(201)
-    expect(created.body).toMatchObject({ id_name: "padaria-boa", cnpj: "11222333000181", plan: "free", api_access: true })
-    const dup = await call(server, "/api/v1/internal/empresas", { key: server.adminKey, body: { name: "Other", id_name: "padaria-boa" } })
+    expect(created.body).toMatchObject({
+      id_name: "padaria-boa",
+      cnpj: "11222333000181",
+      plan: "free",
+      api_access: true
+    })
+    const dup = await call(server, "/api/v1/internal/empresas", {
+      key: server.adminKey,
+      body: { name: "Other", id_name: "padaria-boa" }
+    })
     expect(dup.status).toBe(409)
     expect(dup.body.detail.code).toBe("ID_NAME_TAKEN")
     const patched = await call(server, `/api/v1/internal/empresas/${created.body.id}`, {
@@ -150,7 +189,9 @@ describe("platform administration", () => {
       body: { plan: "pro", settings: { point_value: 0.1 } }
     })
     expect(patched.body).toMatchObject({ plan: "pro", settings: { timezone: "America/Manaus", point_value: 0.1 } })
-    const missing = await call(server, "/api/v1/internal/empresas/00000000-0000-4000-8000-000000000000", { key: server.adminKey })
+    const missing = await call(server, "/api/v1/internal/empresas/00000000-0000-4000-8000-000000000000", {
+      key: server.adminKey
+    })
     expect(missing.status).toBe(404)
     const invalid = await call(server, "/api/v1/internal/empresas", {
       key: server.adminKey,
@@ -158,7 +199,9 @@ describe("platform administration", () => {
     })
     expect(invalid.status).toBe(422)
     const locs = invalid.body.detail.map((d: { loc: string[] }) => d.loc.join("."))
-    expect(locs).toEqual(expect.arrayContaining(["body.id_name", "body.cnpj", "body.settings.timezone", "body.settings.colour"]))
+    expect(locs).toEqual(
+      expect.arrayContaining(["body.id_name", "body.cnpj", "body.settings.timezone", "body.settings.colour"])
+    )
   })
 
   it("shows a key once, stores only its prefix, and lists keys without secrets", async () => {
@@ -251,7 +294,10 @@ describe("demo data on first start", () => {
 describe("request bodies", () => {
   it("treats a write with no body as an empty object, and a non-JSON body as 415", async () => {
     const tenant = await createTenant(server)
-    const empty = await fetch(`${server.url}/api/v1/public/points/credit`, { method: "POST", headers: { "x-api-key": tenant.key } })
+    const empty = await fetch(`${server.url}/api/v1/public/points/credit`, {
+      method: "POST",
+      headers: { "x-api-key": tenant.key }
+    })
     expect(empty.status).toBe(422)
     const detail = ((await empty.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail
     expect(detail).toContainEqual(expect.objectContaining({ loc: ["body", "client_id"], type: "missing" }))
@@ -282,22 +328,35 @@ describe("instants", () => {
   it("refuses year 0000 and offsets beyond ±15:59 with 422 wherever an instant is taken, since the database cannot store them", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    const product = await call(server, "/api/v1/public/products", { key: tenant.key, body: { name: "Caneca", points_cost: 10 } })
+    const product = await call(server, "/api/v1/public/products", {
+      key: tenant.key,
+      body: { name: "Caneca", points_cost: 10 }
+    })
     const research = { fields: [{ id: "nota", type: "text", label: "Nota?" }] }
     for (const instant of ["0000-01-01T00:00:00Z", "2030-01-01T00:00:00+16:00", "2030-01-01T00:00:00-23:59"]) {
       const cases = [
-        ["/referrals/campaigns", { name: "C", referrer_bonus: 1, referred_bonus: 1, active: false, ends_at: instant }, ["body", "ends_at"]],
+        [
+          "/referrals/campaigns",
+          { name: "C", referrer_bonus: 1, referred_bonus: 1, active: false, ends_at: instant },
+          ["body", "ends_at"]
+        ],
         ["/quests", { name: "Q", research, valid_until: instant }, ["body", "valid_until"]],
         ["/rewards", { product_id: product.body.id, expires_at: instant }, ["body", "expires_at"]],
         [`/clients/${client.id}/timeline?from=${encodeURIComponent(instant)}`, undefined, ["query", "from"]]
       ] as const
       for (const [path, body, loc] of cases) {
-        const res = await call(server, `/api/v1/public${path}`, { key: tenant.key, ...(body !== undefined ? { body } : {}) })
+        const res = await call(server, `/api/v1/public${path}`, {
+          key: tenant.key,
+          ...(body !== undefined ? { body } : {})
+        })
         expect(res.status, `${path} ${instant}`).toBe(422)
         expect(res.body.detail).toContainEqual(expect.objectContaining({ loc }))
       }
     }
-    const fine = await call(server, "/api/v1/public/quests", { key: tenant.key, body: { name: "Q", research, valid_until: "2030-01-01T00:00:00+14:00" } })
+    const fine = await call(server, "/api/v1/public/quests", {
+      key: tenant.key,
+      body: { name: "Q", research, valid_until: "2030-01-01T00:00:00+14:00" }
+    })
     expect(fine.status).toBe(201)
   })
 })

@@ -18,8 +18,13 @@ describe("one procedure, four surfaces", () => {
     const expected = { client_id: client.id, balance: 33, empresa_id: tenant.empresa.id }
 
     const rest = await call(server, `/api/v1/public/points/${client.id}`, { key: tenant.key })
-    const trpc = await createFidelisClient({ url: server.url, apiKey: tenant.key }).points.balance.query({ client_id: client.id })
-    const tool = (await mcp.callTool({ name: "get_points_balance", arguments: { client_id: client.id } })) as CallToolResult
+    const trpc = await createFidelisClient({ url: server.url, apiKey: tenant.key }).points.balance.query({
+      client_id: client.id
+    })
+    const tool = (await mcp.callTool({
+      name: "get_points_balance",
+      arguments: { client_id: client.id }
+    })) as CallToolResult
     const shell = await cli("points", "balance", client.id, "--json")
 
     expect(rest.body).toEqual(expected)

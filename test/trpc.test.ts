@@ -20,8 +20,14 @@ describe("tRPC at /trpc with the typed client", () => {
     const client = await createClient(server, tenant)
     const fidelis = createFidelisClient({ url: server.url, apiKey: tenant.key })
 
-    const credited = await fidelis.points.credit.mutate({ client_id: client.id, points: 12 }, { context: { idempotencyKey: "t-1" } })
-    const replayed = await fidelis.points.credit.mutate({ client_id: client.id, points: 12 }, { context: { idempotencyKey: "t-1" } })
+    const credited = await fidelis.points.credit.mutate(
+      { client_id: client.id, points: 12 },
+      { context: { idempotencyKey: "t-1" } }
+    )
+    const replayed = await fidelis.points.credit.mutate(
+      { client_id: client.id, points: 12 },
+      { context: { idempotencyKey: "t-1" } }
+    )
     expect(replayed).toEqual(credited)
     expect(await fidelis.points.balance.query({ client_id: client.id })).toEqual({
       client_id: client.id,
@@ -37,7 +43,9 @@ describe("tRPC at /trpc with the typed client", () => {
     expect(await fidelis.points.balance.query({ client_id: client.id })).toMatchObject({ balance: 12 })
 
     const other = await createTenant(server)
-    const foreign = await codeOf(createFidelisClient({ url: server.url, apiKey: other.key }).clients.get.query({ client_id: client.id }))
+    const foreign = await codeOf(
+      createFidelisClient({ url: server.url, apiKey: other.key }).clients.get.query({ client_id: client.id })
+    )
     expect(foreign).toMatchObject({ code: "NOT_FOUND", httpStatus: 404 })
 
     const anonymous = await codeOf(createFidelisClient({ url: server.url, apiKey: "" }).clients.list.query({}))
@@ -65,12 +73,19 @@ describe("tRPC batches and the rate limit", () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
     // A fresh key of the same empresa, so the whole budget is the batch's.
-    const fresh = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, { key: server.adminKey, body: { name: "batch" } })
+    const fresh = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}/api-keys`, {
+      key: server.adminKey,
+      body: { name: "batch" }
+    })
     // Fixed one-minute windows: start early in one so the batch is counted in a single window.
     const intoWindow = Date.now() % 60_000
     if (intoWindow > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoWindow))
 
-    const { res, body } = await batch(fresh.body.key, "points.credit", Array.from({ length: 100 }, () => ({ client_id: client.id, points: 1 })))
+    const { res, body } = await batch(
+      fresh.body.key,
+      "points.credit",
+      Array.from({ length: 100 }, () => ({ client_id: client.id, points: 1 }))
+    )
     const answers = body as ReadonlyArray<Answer>
     expect(answers).toHaveLength(100)
     expect(answers.filter((a) => a.result !== undefined)).toHaveLength(60)
@@ -88,9 +103,17 @@ describe("tRPC batches and the rate limit", () => {
   it("refuses a batch of more than 100 calls as a whole, before running any", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
-    const { res, body } = await batch(tenant.key, "points.credit", Array.from({ length: 101 }, () => ({ client_id: client.id, points: 1 })))
+    const { res, body } = await batch(
+      tenant.key,
+      "points.credit",
+      Array.from({ length: 101 }, () => ({ client_id: client.id, points: 1 }))
+    )
     expect(res.status).toBe(400)
-    expect(body).toMatchObject({ error: { data: { code: "BAD_REQUEST", httpStatus: 400, detail: expect.stringMatching(/Batch call exceeds maximum size/) } } })
+    expect(body).toMatchObject({
+      error: {
+        data: { code: "BAD_REQUEST", httpStatus: 400, detail: expect.stringMatching(/Batch call exceeds maximum size/) }
+      }
+    })
     expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 })

@@ -26,7 +26,13 @@ const startKeyProxy = (target: URL, key: string) =>
   new Promise<Server>((resolve) => {
     const proxy = createServer((req, res) => {
       const upstream = request(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, "x-api-key": key } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, "x-api-key": key }
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers)
           answer.pipe(res)

@@ -44,7 +44,9 @@ export const startPrivateCluster = async (bin: string): Promise<PrivateCluster> 
   const dir = await mkdtemp(join(tmpdir(), "fidelis-pg-"))
   const asRoot = process.getuid?.() === 0
   if (asRoot) {
-    const [uid, gid] = await Promise.all(["-u", "-g"].map(async (flag) => Number((await run("id", [flag, "postgres"])).stdout)))
+    const [uid, gid] = await Promise.all(
+      ["-u", "-g"].map(async (flag) => Number((await run("id", [flag, "postgres"])).stdout))
+    )
     await chown(dir, uid!, gid!)
   }
   const as = (command: string, args: string[]) =>

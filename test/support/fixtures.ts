@@ -11,8 +11,19 @@ type Body = Record<string, unknown>
 /** A record as the API returned it. */
 export type ApiRecord = { readonly id: string } & Record<string, any>
 
-const send = async (server: TestServer, tenant: Tenant, path: string, body: unknown, expected: number, method?: string) => {
-  const res = await call(server, `/api/v1/public${path}`, { key: tenant.key, body, ...(method === undefined ? {} : { method }) })
+const send = async (
+  server: TestServer,
+  tenant: Tenant,
+  path: string,
+  body: unknown,
+  expected: number,
+  method?: string
+) => {
+  const res = await call(server, `/api/v1/public${path}`, {
+    key: tenant.key,
+    body,
+    ...(method === undefined ? {} : { method })
+  })
   if (res.status !== expected) throw new Error(`${method ?? "POST"} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
   return res.body
 }
@@ -27,10 +38,20 @@ export const createReward = (server: TestServer, tenant: Tenant, body: Body): Pr
 
 /** Defaults: "Cartão Café", 8 stamps, "Um café grátis". */
 export const createProgram = (server: TestServer, tenant: Tenant, body: Body = {}): Promise<ApiRecord> =>
-  send(server, tenant, "/loyalty-cards/programs", { name: "Cartão Café", stamps_required: 8, reward_description: "Um café grátis", ...body }, 201)
+  send(
+    server,
+    tenant,
+    "/loyalty-cards/programs",
+    { name: "Cartão Café", stamps_required: 8, reward_description: "Um café grátis", ...body },
+    201
+  )
 
-export const issueCard = (server: TestServer, tenant: Tenant, clientId: string, programId: string): Promise<ApiRecord> =>
-  send(server, tenant, "/loyalty-cards", { client_id: clientId, program_id: programId }, 201)
+export const issueCard = (
+  server: TestServer,
+  tenant: Tenant,
+  clientId: string,
+  programId: string
+): Promise<ApiRecord> => send(server, tenant, "/loyalty-cards", { client_id: clientId, program_id: programId }, 201)
 
 /** The stamp's progress record; an empty body stamps once. */
 export const stampCard = (server: TestServer, tenant: Tenant, cardId: string, body: Body = {}) =>
@@ -58,7 +79,11 @@ export const createQuest = (server: TestServer, tenant: Tenant, body: Body): Pro
 
 /** Changes the tenant's settings through the admin API (merged key by key). */
 export const updateSettings = async (server: TestServer, tenant: Tenant, settings: Body) => {
-  const res = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, { method: "PATCH", key: server.adminKey, body: { settings } })
+  const res = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
+    method: "PATCH",
+    key: server.adminKey,
+    body: { settings }
+  })
   if (res.status !== 200) throw new Error(`update settings: ${res.status} ${JSON.stringify(res.body)}`)
   return res.body as ApiRecord
 }
@@ -68,7 +93,12 @@ export const balanceOf = async (server: TestServer, tenant: Tenant, clientId: st
 
 export interface TimelinePage {
   readonly total: number
-  readonly data: Array<{ type: string; title: string; description: string | null; points: number; metadata: Record<string, any> } & Record<string, any>>
+  readonly data: Array<
+    { type: string; title: string; description: string | null; points: number; metadata: Record<string, any> } & Record<
+      string,
+      any
+    >
+  >
 }
 
 /** One page of the client's timeline, newest first; `query` filters it (`?category=reward`). */

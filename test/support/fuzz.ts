@@ -277,7 +277,9 @@ const byName = (options: FuzzOptions): Readonly<Record<string, fc.Arbitrary<unkn
 const INT32 = 2 ** 31 - 1
 
 const intIn = (min: number, max: number): fc.Arbitrary<number> =>
-  min >= -INT32 && max <= INT32 ? fc.integer({ min, max }) : fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map(Number)
+  min >= -INT32 && max <= INT32
+    ? fc.integer({ min, max })
+    : fc.bigInt({ min: BigInt(min), max: BigInt(max) }).map(Number)
 
 const typesOf = (schema: JsonSchema): ReadonlyArray<string> =>
   schema.type === undefined ? [] : typeof schema.type === "string" ? [schema.type] : schema.type
@@ -302,7 +304,11 @@ const validString = (schema: JsonSchema, name: string, options: FuzzOptions): fc
       )
     if (schema.format === "uri")
       return fc.oneof(
-        fc.constantFrom("https://example.com/image.png", "http://localhost:3000/a?b=c#d", "https://xn--bcher-kva.example/ä"),
+        fc.constantFrom(
+          "https://example.com/image.png",
+          "http://localhost:3000/a?b=c#d",
+          "https://xn--bcher-kva.example/ä"
+        ),
         fc.webUrl().filter((url) => url.length <= max && clean(url))
       )
     const hint = byName(options)[name]
@@ -366,9 +372,14 @@ export const validArb = (schema: JsonSchema, name: string, options: FuzzOptions)
       return fc.constant(null)
     case "array": {
       const minLength = Math.max(schema.minItems ?? 0, options.skipKnownBugs && name === "category" ? 1 : 0)
-      const items = fc.array(validArb(schema.items ?? {}, name, options), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3)) })
+      const items = fc.array(validArb(schema.items ?? {}, name, options), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 3, 3))
+      })
       // An empty list is the edge case a filter most often gets wrong.
-      return minLength === 0 ? fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: items }) : items
+      return minLength === 0
+        ? fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: items })
+        : items
     }
     case "object":
       return validObject(schema, options)
@@ -379,7 +390,9 @@ export const validArb = (schema: JsonSchema, name: string, options: FuzzOptions)
 
 const validObject = (schema: JsonSchema, options: FuzzOptions) => {
   const properties = schema.properties ?? {}
-  const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validArb(property, name, options)]))
+  const model = Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => [name, validArb(property, name, options)])
+  )
   return fc.record(model, { requiredKeys: (schema.required ?? []).filter((name) => name in properties) })
 }
 
@@ -388,16 +401,30 @@ const withoutNul = (options: FuzzOptions) => (text: string) => !(options.skipKno
 const oddStringArb = (options: FuzzOptions) => fc.constantFrom(...ODD_STRINGS.filter(withoutNul(options)))
 
 /** Characters that break naive code when they sit inside otherwise ordinary text. */
-const FRAGMENTS: ReadonlyArray<string> = [NUL, "\uD800", "\u202E", "\u200B", "😀", "'", '"', "\\", "%", "_", "\r\n", "%00", "${", "</", "\u0085"]
+const FRAGMENTS: ReadonlyArray<string> = [
+  NUL,
+  "\uD800",
+  "\u202E",
+  "\u200B",
+  "😀",
+  "'",
+  '"',
+  "\\",
+  "%",
+  "_",
+  "\r\n",
+  "%00",
+  "${",
+  "</",
+  "\u0085"
+]
 
 /** Ordinary text with an odd fragment inside: it passes a plain string schema and reaches the database. */
 const withFragment = (text: fc.Arbitrary<string>, options: FuzzOptions) =>
-  fc
-    .tuple(text, fc.constantFrom(...FRAGMENTS.filter(withoutNul(options))), fc.nat())
-    .map(([base, fragment, at]) => {
-      const i = at % (base.length + 1)
-      return `${base.slice(0, i)}${fragment}${base.slice(i)}`
-    })
+  fc.tuple(text, fc.constantFrom(...FRAGMENTS.filter(withoutNul(options))), fc.nat()).map(([base, fragment, at]) => {
+    const i = at % (base.length + 1)
+    return `${base.slice(0, i)}${fragment}${base.slice(i)}`
+  })
 
 /** Any code unit, lone surrogates and control characters included. */
 const binaryStringArb = (options: FuzzOptions) =>
@@ -405,7 +432,10 @@ const binaryStringArb = (options: FuzzOptions) =>
 
 const longStringArb = (options: FuzzOptions) =>
   fc
-    .tuple(fc.constantFrom("A", "é", "😀", "\u200B", "'", "\\", "%", `${NUL}x`, "\uD800"), fc.integer({ min: 10_000, max: 70_000 }))
+    .tuple(
+      fc.constantFrom("A", "é", "😀", "\u200B", "'", "\\", "%", `${NUL}x`, "\uD800"),
+      fc.integer({ min: 10_000, max: 70_000 })
+    )
     .filter(([unit]) => withoutNul(options)(unit))
     .map(([unit, count]) => new Repeated(unit, Math.ceil(count / unit.length)))
 
@@ -413,16 +443,16 @@ const longStringArb = (options: FuzzOptions) =>
 const deepArb = fc
   .tuple(fc.constantFrom("[", "{"), fc.integer({ min: 20, max: 5_000 }))
   .map(([open, depth]) =>
-    open === "[" ? new RawJson(`${"[".repeat(depth)}${"]".repeat(depth)}`) : new RawJson(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`)
+    open === "["
+      ? new RawJson(`${"[".repeat(depth)}${"]".repeat(depth)}`)
+      : new RawJson(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`)
   )
 
 const junkArb = (options: FuzzOptions): fc.Arbitrary<unknown> =>
-  fc
-    .jsonValue({ maxDepth: 3 })
-    .filter((value) => {
-      const text = JSON.stringify(value) ?? ""
-      return clean(text) && withoutNul(options)(text) && !text.includes("\\u0000")
-    })
+  fc.jsonValue({ maxDepth: 3 }).filter((value) => {
+    const text = JSON.stringify(value) ?? ""
+    return clean(text) && withoutNul(options)(text) && !text.includes("\\u0000")
+  })
 
 const acceptsString = (schema: JsonSchema): boolean =>
   typesOf(schema).includes("string") || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(acceptsString)
@@ -434,13 +464,24 @@ export const hostileArb = (schema: JsonSchema, name: string, options: FuzzOption
   const boundaries: Array<unknown> = []
   if (maxLength !== undefined) boundaries.push(new Repeated("y", maxLength + 1))
   if (types.includes("integer")) boundaries.push(0.5, 1.5, -1, (schema.maximum ?? 0) + 1, (schema.minimum ?? 0) - 1)
-  if (schema.enum !== undefined) boundaries.push(...schema.enum.map((value) => (typeof value === "string" ? value.toUpperCase() : value)))
+  if (schema.enum !== undefined)
+    boundaries.push(...schema.enum.map((value) => (typeof value === "string" ? value.toUpperCase() : value)))
   // An empty `category` list on the timeline is a known bug being fixed elsewhere.
   const emptyList = options.skipKnownBugs && name === "category" ? [] : [[]]
   // Odd text that is still a string gets past the type check and into the business code and SQL.
   const text = acceptsString(schema) ? 3 : 1
   return fc.oneof(
-    { weight: 2, arbitrary: fc.constantFrom<unknown>(null, true, false, {}, ...emptyList, ...(boundaries.length > 0 ? boundaries : [0])) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<unknown>(
+        null,
+        true,
+        false,
+        {},
+        ...emptyList,
+        ...(boundaries.length > 0 ? boundaries : [0])
+      )
+    },
     { weight: 2, arbitrary: fc.constantFrom(...HUGE_NUMBERS) },
     { weight: 2, arbitrary: fc.constantFrom(...NAN_LIKE) },
     { weight: 2 * text, arbitrary: oddStringArb(options) },
@@ -456,7 +497,19 @@ export const hostileArb = (schema: JsonSchema, name: string, options: FuzzOption
 }
 
 /** Names an input must not accept, or must not be confused by. */
-const EXTRA_NAMES = ["__proto__", "constructor", "prototype", "", " ", "$where", "id", "empresa_id", "NOME", "a.b", "x".repeat(300)]
+const EXTRA_NAMES = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "",
+  " ",
+  "$where",
+  "id",
+  "empresa_id",
+  "NOME",
+  "a.b",
+  "x".repeat(300)
+]
 
 /**
  * One generated request: field values (absent when missing), unknown extra properties, or a whole
@@ -471,7 +524,17 @@ export interface FuzzCase {
 
 const hostileWholeArb = (options: FuzzOptions): fc.Arbitrary<unknown> =>
   fc.oneof(
-    fc.constantFrom<unknown>(null, [], "", 0, true, "{}", new RawJson("{"), new RawJson('{"a":1,"a":2}'), new RawJson("")),
+    fc.constantFrom<unknown>(
+      null,
+      [],
+      "",
+      0,
+      true,
+      "{}",
+      new RawJson("{"),
+      new RawJson('{"a":1,"a":2}'),
+      new RawJson("")
+    ),
     deepArb,
     junkArb(options),
     longStringArb(options)
@@ -496,9 +559,10 @@ export const caseArb = (fields: ReadonlyArray<Field>, options: FuzzOptions): fc.
       : fc
           .tuple(valid, fc.constantFrom(...fields))
           .chain(([values, field]) =>
-            (canOmit(field) ? fc.oneof({ weight: 5, arbitrary: hostileOf(field) }, { weight: 1, arbitrary: absent }) : hostileOf(field)).map(
-              (value) => ({ ...values, [field.name]: value })
-            )
+            (canOmit(field)
+              ? fc.oneof({ weight: 5, arbitrary: hostileOf(field) }, { weight: 1, arbitrary: absent })
+              : hostileOf(field)
+            ).map((value) => ({ ...values, [field.name]: value }))
           )
   const mixed = fc.record(
     Object.fromEntries(
@@ -533,7 +597,9 @@ export const caseArb = (fields: ReadonlyArray<Field>, options: FuzzOptions): fc.
 /** The fields present in a case, in the order of `fields`. */
 export const presentValues = (fields: ReadonlyArray<Field>, c: FuzzCase, where: (field: Field) => boolean) =>
   Object.fromEntries(
-    fields.filter((field) => where(field) && c.values[field.name] !== undefined).map((field) => [field.name, c.values[field.name]])
+    fields
+      .filter((field) => where(field) && c.values[field.name] !== undefined)
+      .map((field) => [field.name, c.values[field.name]])
   )
 
 /** JSON with RawJson values written verbatim. */
@@ -549,12 +615,20 @@ export const toJson = (value: unknown): string => {
 
 /** A value as text in a URL or header: strings as they are, anything else as its JSON. */
 export const toText = (value: unknown): string =>
-  typeof value === "string" ? value : value instanceof Repeated ? value.toString() : value instanceof RawJson ? value.text : toJson(value)
+  typeof value === "string"
+    ? value
+    : value instanceof Repeated
+      ? value.toString()
+      : value instanceof RawJson
+        ? value.text
+        : toJson(value)
 
 /** Percent-encoded UTF-8; unlike encodeURIComponent, a lone surrogate becomes U+FFFD instead of throwing. */
 export const percentEncode = (text: string): string =>
   Array.from(new TextEncoder().encode(text), (byte) =>
-    /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
+    /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
   ).join("")
 
 /** fetch refuses header values outside Latin-1 or with CR, LF or NUL; those travel percent-encoded. */

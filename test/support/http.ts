@@ -15,7 +15,11 @@ export interface RequestOptions {
 }
 
 /** One HTTP call as an integrator makes it; JSON in, JSON (or text) out. */
-export const call = async <T = any>(server: TestServer, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
+export const call = async <T = any>(
+  server: TestServer,
+  path: string,
+  options: RequestOptions = {}
+): Promise<ApiResponse<T>> => {
   const headers: Record<string, string> = { ...options.headers }
   if (options.key !== undefined) headers["x-api-key"] = options.key
   if (options.body !== undefined) headers["content-type"] ??= "application/json"

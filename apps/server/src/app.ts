@@ -112,14 +112,22 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
         // Each call of a batch counts against the rate limit; this bounds the work of one request.
         maxBatchSize: MAX_BATCH_CALLS,
         createContext: ({ req, resHeaders }) =>
-          requestContextFromHeaders(runtime, req.headers, { requestId: event.context.requestId, signal: req.signal, resHeaders }),
-        responseMeta: ({ errors }) => ({ headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers)) }),
+          requestContextFromHeaders(runtime, req.headers, {
+            requestId: event.context.requestId,
+            signal: req.signal,
+            resHeaders
+          }),
+        responseMeta: ({ errors }) => ({
+          headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers))
+        }),
         onError: ({ error }) => {
           if (error.code === "INTERNAL_SERVER_ERROR") event.context.report(error)
         }
       })
     )
-    .all("/mcp", (event) => mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report }))
+    .all("/mcp", (event) =>
+      mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
+    )
     .all("/**", () => json({ detail: "Not found" }, 404))
 
   /**

@@ -30,10 +30,15 @@ const EnvSchema = z.object({
 export const serverConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): ServerConfig => {
   const parsed = EnvSchema.safeParse(env)
   if (!parsed.success) {
-    throw new Error(`Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`)
+    throw new Error(
+      `Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
+    )
   }
   const e = parsed.data
-  const origins = (e.FIDELIS_ALLOWED_ORIGINS ?? "").split(",").map((o) => o.trim()).filter(Boolean)
+  const origins = (e.FIDELIS_ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean)
   return {
     core: configFromEnv(env),
     port: e.PORT,

@@ -25,8 +25,7 @@ type JsonSchema = Readonly<Record<string, unknown>>
 const IDEMPOTENCY_KEY = "idempotencyKey"
 
 type Binding =
-  | { readonly kind: "field"; readonly field: string; readonly nullable: boolean }
-  | { readonly kind: "idempotencyKey" }
+  { readonly kind: "field"; readonly field: string; readonly nullable: boolean } | { readonly kind: "idempotencyKey" }
 
 interface Derived {
   readonly jsonSchema: JsonSchema
@@ -80,7 +79,11 @@ interface Source {
  * The field a command also takes as its argument: the resource a REST path names
  * (`cards stamp <CARD_ID>`, `coupons use <UID>`), or the only field of a one-field input.
  */
-const positionalOf = (meta: ProcedureMeta, fields: ReadonlyArray<readonly [string, unknown]>, required: ReadonlySet<string>) => {
+const positionalOf = (
+  meta: ProcedureMeta,
+  fields: ReadonlyArray<readonly [string, unknown]>,
+  required: ReadonlySet<string>
+) => {
   const pathParams = [...(meta.openapi?.path ?? "").matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
   if (pathParams.length === 1 && required.has(pathParams[0]!)) return pathParams[0]
   return fields.length === 1 && required.has(fields[0]![0]) ? fields[0]![0] : undefined
@@ -97,7 +100,8 @@ const deriveCommand = ({ path, type, input, meta }: Source, reserved: ReadonlySe
   const requiredKeys: string[] = []
   const aliases: Record<string, string> = {}
   for (const [field, fieldSchema] of fields) {
-    if (reserved.has(kebab(field))) throw new Error(`${path}: input field ${field} collides with the global option --${kebab(field)}`)
+    if (reserved.has(kebab(field)))
+      throw new Error(`${path}: input field ${field} collides with the global option --${kebab(field)}`)
     const key = camel(field)
     const { schema, nullable } = asFlag(fieldSchema)
     const short = /^(.+)_id$/.exec(field)?.[1]
@@ -204,8 +208,17 @@ export const cliRouter = (
     const meta = info.meta as ProcedureMeta
     const own = custom[path]
     if (own !== undefined) {
-      const description = [meta.openapi?.summary, own.description, meta.scope && scopeNote[meta.scope]].filter(Boolean).join("\n\n")
-      place(tree, path, t.procedure.meta({ description }).input(passThrough(own.jsonSchema)).mutation(({ input }) => own.run(input)))
+      const description = [meta.openapi?.summary, own.description, meta.scope && scopeNote[meta.scope]]
+        .filter(Boolean)
+        .join("\n\n")
+      place(
+        tree,
+        path,
+        t.procedure
+          .meta({ description })
+          .input(passThrough(own.jsonSchema))
+          .mutation(({ input }) => own.run(input))
+      )
       continue
     }
     const inputSchema = info.inputSchemas.value[0] as JsonSchema | undefined

@@ -21,7 +21,8 @@ const arms = (command: Command, path: string[], globals: string[], out: string[]
 const valueOptions = (program: Command): string[] => {
   const found = new Set<string>()
   const visit = (command: Command) => {
-    for (const option of command.options) if (option.long && (option.required || option.optional)) found.add(option.long)
+    for (const option of command.options)
+      if (option.long && (option.required || option.optional)) found.add(option.long)
     command.commands.forEach(visit)
   }
   visit(program)

@@ -36,7 +36,10 @@ const checked = (key: ProfileKey, value: string): string => {
     try {
       url = new URL(trimmed)
     } catch {
-      throw new CommandFailed(`invalid url ${JSON.stringify(trimmed)}: expected something like https://fidelis.example.com`, ExitCode.Usage)
+      throw new CommandFailed(
+        `invalid url ${JSON.stringify(trimmed)}: expected something like https://fidelis.example.com`,
+        ExitCode.Usage
+      )
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new CommandFailed(`invalid url ${JSON.stringify(trimmed)}: expected http:// or https://`, ExitCode.Usage)
@@ -91,7 +94,9 @@ export const addConfigCommand = (program: Command, { io, options }: ConfigContex
 
   config
     .command("set")
-    .description("Set url, api_key or empresa in the profile (--profile, else the default); without a value it is read from stdin, or asked for without echo, so a key stays out of the shell history")
+    .description(
+      "Set url, api_key or empresa in the profile (--profile, else the default); without a value it is read from stdin, or asked for without echo, so a key stays out of the shell history"
+    )
     .argument("<key>", PROFILE_KEYS.join(", "))
     .argument("[value]", "the value; omit it for api_key")
     .action(async (key: string, value: string | undefined) => {
@@ -126,7 +131,9 @@ export const addConfigCommand = (program: Command, { io, options }: ConfigContex
       const file = readConfig(path())
       const selected = selectProfile(path(), file, requested())
       if (selected.name === undefined) {
-        throw configError(`no profile selected and no default_profile in ${path()}; create one with: fidelis config set url <url>`)
+        throw configError(
+          `no profile selected and no default_profile in ${path()}; create one with: fidelis config set url <url>`
+        )
       }
       print({ profile: selected.name, file: path(), ...shown(selected.values) })
     })
@@ -138,7 +145,9 @@ export const addConfigCommand = (program: Command, { io, options }: ConfigContex
       const file = readConfig(path())
       const names = Object.keys(file.profiles)
       if (outputMode(options()) === "quiet") return void io.stdout(names.map((name) => `${name}\n`).join(""))
-      print(names.map((name) => ({ profile: name, default: name === file.default_profile, ...shown(file.profiles[name]!) })))
+      print(
+        names.map((name) => ({ profile: name, default: name === file.default_profile, ...shown(file.profiles[name]!) }))
+      )
     })
 
   config

@@ -1,4 +1,10 @@
-import { IMPORT_BATCH_MAX, IMPORT_COLUMNS, type ImportClientRow, type ImportClientsResult, type ImportRowResult } from "@fidelis/core"
+import {
+  IMPORT_BATCH_MAX,
+  IMPORT_COLUMNS,
+  type ImportClientRow,
+  type ImportClientsResult,
+  type ImportRowResult
+} from "@fidelis/core"
 import { readFileSync } from "node:fs"
 import cliProgress from "cli-progress"
 import { parse } from "csv-parse/sync"
@@ -29,7 +35,13 @@ const readClientsCsv = (file: string): ImportClientRow[] => {
   let records: Array<{ record: string[]; info: { lines: number } }>
   try {
     // With `info`, each record comes with the line it ends on.
-    records = parse(text, { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records
+    records = parse(text, {
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true
+    }) as unknown as typeof records
   } catch (error) {
     throw usage(`${file} is not valid CSV: ${(error as Error).message}`)
   }
@@ -56,7 +68,8 @@ const progressBar = (terminal: NodeJS.WriteStream) =>
   new cliProgress.SingleBar(
     {
       stream: terminal,
-      format: "importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {skipped} skipped, {invalid} invalid",
+      format:
+        "importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {skipped} skipped, {invalid} invalid",
       barCompleteChar: "#",
       barIncompleteChar: "-",
       hideCursor: true
@@ -66,7 +79,14 @@ const progressBar = (terminal: NodeJS.WriteStream) =>
 
 const summaryOf = (file: string, dryRun: boolean, results: ReadonlyArray<ImportRowResult>) => {
   const count = (status: ImportRowResult["status"]) => results.filter((r) => r.status === status).length
-  return { file, dry_run: dryRun, created: count("created"), skipped: count("skipped"), invalid: count("invalid"), results }
+  return {
+    file,
+    dry_run: dryRun,
+    created: count("created"),
+    skipped: count("skipped"),
+    invalid: count("invalid"),
+    results
+  }
 }
 
 const humanReport = (summary: ReturnType<typeof summaryOf>) => {
@@ -114,7 +134,12 @@ export const importClientsCommand = ({ io, call, json }: ImportContext): CustomC
         try {
           // Ctrl-C between two batches: stop here rather than send the next one.
           if (io.signal?.aborted) throw new CommandFailed("interrupted", ExitCode.Interrupted)
-          reply = await call({ path: "clients.import", type: "mutation", input: { rows: batch, dry_run: dryRun }, idempotencyKey: undefined })
+          reply = await call({
+            path: "clients.import",
+            type: "mutation",
+            input: { rows: batch, dry_run: dryRun },
+            idempotencyKey: undefined
+          })
         } catch (error) {
           if (!(error instanceof CommandFailed) || start === 0) throw error
           // Earlier batches are committed; say so, since a re-run resumes by skipping them.

@@ -18,7 +18,9 @@ import type { Transport } from "./transport.js"
  * another process) arrives wrapped in a FiberFailure, so look for it in the Cause.
  */
 const openFailure = (error: unknown): CommandFailed => {
-  const failure = Runtime.isFiberFailure(error) ? Cause.failureOption(error[Runtime.FiberFailureCauseId]) : Option.none()
+  const failure = Runtime.isFiberFailure(error)
+    ? Cause.failureOption(error[Runtime.FiberFailureCauseId])
+    : Option.none()
   if (Option.isSome(failure) && failure.value instanceof EmbeddedDatabaseBusy) {
     return new CommandFailed(failure.value.message, ExitCode.Unavailable)
   }

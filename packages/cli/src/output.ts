@@ -41,7 +41,10 @@ const table = (items: ReadonlyArray<unknown>, styles: Styles): string => {
   if (!items.every(isRecord)) return items.map(cell).join("\n")
   const columns = [...new Set(items.flatMap((item) => Object.keys(item)))]
   // Styled after padding, so escape codes never count towards a column's width.
-  const [header = "", ...rows] = alignedLines([columns, ...items.map((item) => columns.map((column) => cell(item[column])))])
+  const [header = "", ...rows] = alignedLines([
+    columns,
+    ...items.map((item) => columns.map((column) => cell(item[column])))
+  ])
   return [styles.bold(header), ...rows].join("\n")
 }
 
@@ -81,6 +84,7 @@ export const outputMode = ({ json, quiet }: { readonly json?: boolean; readonly 
 
 /** `styles` only ever reach human output: JSON and ids stay plain for whatever reads them. */
 export const render = (value: unknown, mode: OutputMode, styles: Styles = PLAIN): string => {
-  const text = mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value, styles)
+  const text =
+    mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value, styles)
   return text === "" ? "" : `${text}\n`
 }

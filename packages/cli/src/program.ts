@@ -66,13 +66,16 @@ export const buildProgram = (
     .option("--profile <name>", "the config file's profile to use instead of its default (env: FIDELIS_PROFILE)")
     .option("--json", "print the raw result as JSON, for scripts")
     .option("-q, --quiet", "print only identifiers, one per line (for xargs and shell loops)")
-    .option("-y, --yes", "do not ask before a destructive command (revoking a key, cancelling a coupon); required without a terminal")
+    .option(
+      "-y, --yes",
+      "do not ask before a destructive command (revoking a key, cancelling a coupon); required without a terminal"
+    )
     // trpc-cli appends the list of subcommands, which the help lists anyway.
     .description(DESCRIPTION)
     .addHelpText("after", EPILOGUE)
   program
     .command("completion")
-    .description("Print a shell completion script: eval \"$(fidelis completion bash)\" (or zsh)")
+    .description('Print a shell completion script: eval "$(fidelis completion bash)" (or zsh)')
     .argument("<shell>", "bash or zsh")
     .action((shell: string) => {
       if (shell !== "bash" && shell !== "zsh") throw new Error(`completion: unknown shell "${shell}"; use bash or zsh`)

@@ -23,7 +23,10 @@ const checkedUrl = (url: string) => {
   try {
     return new URL(url).href
   } catch {
-    throw new CommandFailed(`invalid --url ${JSON.stringify(url)}: expected something like https://fidelis.example.com`, ExitCode.Usage)
+    throw new CommandFailed(
+      `invalid --url ${JSON.stringify(url)}: expected something like https://fidelis.example.com`,
+      ExitCode.Usage
+    )
   }
 }
 

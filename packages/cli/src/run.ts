@@ -13,7 +13,9 @@ const report = (error: unknown, io: CliIo): ExitCode => {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage
   // trpc-cli hands back what a procedure threw, unwrapped from the mirror router's TRPCError.
   const failure = error instanceof CommandFailed ? error : undefined
-  io.stderr(`${io.styles.stderr.error("error:")} ${failure?.message ?? (error instanceof Error ? error.message : String(error))}\n`)
+  io.stderr(
+    `${io.styles.stderr.error("error:")} ${failure?.message ?? (error instanceof Error ? error.message : String(error))}\n`
+  )
   return failure?.exitCode ?? ExitCode.Failure
 }
 

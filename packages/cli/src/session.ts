@@ -41,7 +41,8 @@ const confirmDestructive = async (path: string, yes: boolean, io: CliIo) => {
   if (!/^y(es)?$/i.test(answer.trim())) throw new CommandFailed("cancelled", ExitCode.Usage)
 }
 
-const sameServer = (a: string, b: string | undefined) => b !== undefined && a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
+const sameServer = (a: string, b: string | undefined) =>
+  b !== undefined && a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
 
 /** The program's global options as commander parsed them. */
 export interface GlobalOptions {
@@ -76,7 +77,10 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     // A key without a URL means the user believes they are remote; acting on the local data instead
     // would be a silent surprise.
     if (given.apiKey !== undefined) {
-      throw new CommandFailed("--api-key needs --url (or FIDELIS_URL); without one the CLI works on the local database", ExitCode.Usage)
+      throw new CommandFailed(
+        "--api-key needs --url (or FIDELIS_URL); without one the CLI works on the local database",
+        ExitCode.Usage
+      )
     }
     if (profile.values.api_key !== undefined) {
       throw new CommandFailed(

@@ -38,7 +38,12 @@ const NO_CONFIG = join(tmpdir(), "fidelis-test-no-config", "config.json")
  * developer's FIDELIS_URL, DATABASE_URL or config file never leaks into a test. `input`, when
  * given, is piped to its stdin.
  */
-export const fidelis = (args: ReadonlyArray<string>, env: Record<string, string> = {}, timeoutMs = 45_000, input?: string) => {
+export const fidelis = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  timeoutMs = 45_000,
+  input?: string
+) => {
   const child = spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
     cwd: ROOT,
     env: { PATH: process.env["PATH"] ?? "", FIDELIS_CONFIG: NO_CONFIG, ...env },

@@ -6,7 +6,12 @@ import { fidelis } from "./bin.js"
 const complete = (script: string, words: string[]) =>
   execFileSync(
     "bash",
-    ["-c", `eval "$1"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _fidelis; echo "\${COMPREPLY[*]}"`, "_", script],
+    [
+      "-c",
+      `eval "$1"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _fidelis; echo "\${COMPREPLY[*]}"`,
+      "_",
+      script
+    ],
     { encoding: "utf8" }
   ).trim()
 

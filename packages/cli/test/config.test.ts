@@ -24,7 +24,8 @@ const failure = (outcome: Outcome) => {
 describe("fidelis config", () => {
   it("keeps profiles in an owner-only file and never prints a key in full", async () => {
     const file = freshConfig()
-    const config = (args: string[], input?: string) => fidelis(["config", ...args], { FIDELIS_CONFIG: file }, 45_000, input)
+    const config = (args: string[], input?: string) =>
+      fidelis(["config", ...args], { FIDELIS_CONFIG: file }, 45_000, input)
 
     expect(await config(["set", "url", "https://fidelis.example.com"])).toMatchObject({
       code: 0,
@@ -44,10 +45,23 @@ describe("fidelis config", () => {
     const show = await config(["show"])
     expect(show).toMatchObject({ code: 0, stderr: "" })
     expect(show.stdout).toBe(
-      ["profile  default", `file     ${file}`, "url      https://fidelis.example.com", "api_key  fid_…2345", "empresa  -", ""].join("\n")
+      [
+        "profile  default",
+        `file     ${file}`,
+        "url      https://fidelis.example.com",
+        "api_key  fid_…2345",
+        "empresa  -",
+        ""
+      ].join("\n")
     )
     const asJson = await config(["show", "--json"])
-    expect(JSON.parse(asJson.stdout)).toEqual({ profile: "default", file, url: "https://fidelis.example.com", api_key: "fid_…2345", empresa: null })
+    expect(JSON.parse(asJson.stdout)).toEqual({
+      profile: "default",
+      file,
+      url: "https://fidelis.example.com",
+      api_key: "fid_…2345",
+      empresa: null
+    })
 
     const list = await config(["list"])
     expect(list.stdout.split("\n")[0]).toMatch(/^profile\s+default\s+url\s+api_key\s+empresa$/)
@@ -58,8 +72,12 @@ describe("fidelis config", () => {
 
     expect(await config(["use", "loja"])).toMatchObject({ code: 0, stderr: "default profile: loja\n" })
     expect((await config(["show", "--json"])).stdout).toContain('"profile": "loja"')
-    expect(JSON.parse((await config(["show", "--profile", "default", "--json"])).stdout).url).toBe("https://fidelis.example.com")
-    expect((await fidelis(["config", "show", "--json"], { FIDELIS_CONFIG: file, FIDELIS_PROFILE: "default" })).stdout).toContain('"profile": "default"')
+    expect(JSON.parse((await config(["show", "--profile", "default", "--json"])).stdout).url).toBe(
+      "https://fidelis.example.com"
+    )
+    expect(
+      (await fidelis(["config", "show", "--json"], { FIDELIS_CONFIG: file, FIDELIS_PROFILE: "default" })).stdout
+    ).toContain('"profile": "default"')
 
     expect((await config(["unset", "--profile", "default", "api_key"])).code).toBe(0)
     expect(JSON.parse(readFileSync(file, "utf8")).profiles.default).toEqual({ url: "https://fidelis.example.com" })
@@ -69,7 +87,9 @@ describe("fidelis config", () => {
     const xdg = join(dir, "xdg")
     const set = await fidelis(["config", "set", "empresa", "padaria-sol"], { FIDELIS_CONFIG: "", XDG_CONFIG_HOME: xdg })
     expect(set.code).toBe(0)
-    expect(JSON.parse(readFileSync(join(xdg, "fidelis", "config.json"), "utf8")).profiles.default).toEqual({ empresa: "padaria-sol" })
+    expect(JSON.parse(readFileSync(join(xdg, "fidelis", "config.json"), "utf8")).profiles.default).toEqual({
+      empresa: "padaria-sol"
+    })
   })
 
   it("refuses a bad file, an unknown profile or key and an empty value in one line each", async () => {
@@ -77,7 +97,10 @@ describe("fidelis config", () => {
     mkdirSync(join(file, ".."), { recursive: true })
     const env = { FIDELIS_CONFIG: file }
 
-    writeFileSync(file, JSON.stringify({ default_profile: "prod", profiles: { prod: { url: "http://127.0.0.1:1", apikey: KEY } } }))
+    writeFileSync(
+      file,
+      JSON.stringify({ default_profile: "prod", profiles: { prod: { url: "http://127.0.0.1:1", apikey: KEY } } })
+    )
     expect(failure(await fidelis(["clients", "list"], env))).toEqual({
       code: 8,
       line: `error: ${file}: profile "prod" has unknown key "apikey" (known: url, api_key, empresa)`
@@ -100,7 +123,10 @@ describe("fidelis config", () => {
       code: 2,
       line: 'error: unknown key "token": use one of url, api_key, empresa'
     })
-    expect(failure(await fidelis(["config", "set", "api_key"], env, 45_000, "\n"))).toEqual({ code: 2, line: "error: api_key cannot be empty" })
+    expect(failure(await fidelis(["config", "set", "api_key"], env, 45_000, "\n"))).toEqual({
+      code: 2,
+      line: "error: api_key cannot be empty"
+    })
     expect(failure(await fidelis(["config", "set", "url", "fidelis.example.com"], env)).code).toBe(2)
 
     // A key without a server would be a silent switch to the local database.
@@ -115,7 +141,9 @@ describe("fidelis config", () => {
     const file = freshConfig()
     const env = { FIDELIS_CONFIG: file, FIDELIS_DATA_DIR: join(dir, "data") }
     const run = (...args: string[]) => fidelis(args, env)
-    expect((await run("empresas", "create", "--name", "Padaria Sol", "--id-name", "padaria-sol", "--quiet")).code).toBe(0)
+    expect((await run("empresas", "create", "--name", "Padaria Sol", "--id-name", "padaria-sol", "--quiet")).code).toBe(
+      0
+    )
     expect((await run("config", "set", "empresa", "padaria-sol")).code).toBe(0)
 
     const created = await run("clients", "create", "--nome", "Ana Souza", "--quiet")
@@ -141,7 +169,10 @@ describe("fidelis config", () => {
 
     const off = await fidelis(["config", "list"], { ...forced, FORCE_COLOR: "0" })
     expect(off.stdout).not.toContain("\u001b")
-    const noColor = await fidelis(["config", "show", "--profile", "x"], { FIDELIS_CONFIG: forced.FIDELIS_CONFIG, NO_COLOR: "1" })
+    const noColor = await fidelis(["config", "show", "--profile", "x"], {
+      FIDELIS_CONFIG: forced.FIDELIS_CONFIG,
+      NO_COLOR: "1"
+    })
     expect(noColor.stderr).toMatch(/^error: unknown profile "x"/)
   }, 120_000)
 })

@@ -27,21 +27,32 @@ describe("fidelis clients import (local mode)", () => {
     expect((await run("empresas", "create", "--name", "Loja Grande", "--id-name", "loja-grande")).code).toBe(0)
 
     const dry = await run("clients", "import", csv, "--empresa", "loja-grande", "--dry-run")
-    expect(dry.stdout.split("\n")[0]).toBe(`dry run of ${csv}: 9997 would be created, 0 skipped (already a client), 3 invalid`)
+    expect(dry.stdout.split("\n")[0]).toBe(
+      `dry run of ${csv}: 9997 would be created, 0 skipped (already a client), 3 invalid`
+    )
 
     const started = Date.now()
     const first = await run("clients", "import", csv, "--empresa", "loja-grande")
     expect(Date.now() - started).toBeLessThan(90_000)
-    expect(first.stdout).toBe(`imported ${csv}: 9997 created, 0 skipped (already a client), 3 invalid\n${invalidLines.join("\n")}\n`)
+    expect(first.stdout).toBe(
+      `imported ${csv}: 9997 created, 0 skipped (already a client), 3 invalid\n${invalidLines.join("\n")}\n`
+    )
     expect(first.stderr).toBe("error: 3 of 10000 rows are invalid and were not imported (listed above)\n")
     expect(first.code).toBe(2)
 
     const second = await run("clients", "import", csv, "--empresa", "loja-grande", "--json")
-    const summary = JSON.parse(second.stdout) as { created: number; skipped: number; invalid: number; results: Array<{ row: number; status: string }> }
+    const summary = JSON.parse(second.stdout) as {
+      created: number
+      skipped: number
+      invalid: number
+      results: Array<{ row: number; status: string }>
+    }
     expect(summary).toMatchObject({ created: 0, skipped: 9997, invalid: 3, dry_run: false })
     expect(summary.results.filter((r) => r.status === "invalid").map((r) => r.row)).toEqual([18, 5001, 10001])
 
-    const page = JSON.parse((await run("clients", "list", "--empresa", "loja-grande", "--per-page", "1", "--json")).stdout) as { total: number }
+    const page = JSON.parse(
+      (await run("clients", "list", "--empresa", "loja-grande", "--per-page", "1", "--json")).stdout
+    ) as { total: number }
     expect(page.total).toBe(9997)
   }, 300_000)
 

@@ -50,12 +50,33 @@ describe("fidelis in local mode", () => {
     expect(key).toMatchObject({ scope: "empresa", key: expect.stringMatching(/^fid_/) })
 
     const client = json<{ id: string; pontos: number }>(
-      await run("clients", "create", "--empresa", "padaria-sol", "--nome", "Ana Souza", "--email", "ana@example.com", "--json")
+      await run(
+        "clients",
+        "create",
+        "--empresa",
+        "padaria-sol",
+        "--nome",
+        "Ana Souza",
+        "--email",
+        "ana@example.com",
+        "--json"
+      )
     )
     expect(client.pontos).toBe(0)
     clientId = client.id
 
-    const credit = ["points", "credit", "--empresa", "padaria-sol", "--client", clientId, "--points", "50", "--idempotency-key", "order-1"]
+    const credit = [
+      "points",
+      "credit",
+      "--empresa",
+      "padaria-sol",
+      "--client",
+      clientId,
+      "--points",
+      "50",
+      "--idempotency-key",
+      "order-1"
+    ]
     const first = await run(...credit)
     expect(first.code).toBe(0)
     expect(first.stdout).toMatch(/^balance\s+50$/m)
@@ -89,10 +110,14 @@ describe("fidelis in local mode", () => {
   }, 60_000)
 
   it("says what went wrong in one line, with an exit code per kind", async () => {
-    const missing = failure(await run("clients", "get", "--empresa", "padaria-sol", "00000000-0000-4000-8000-000000000000"))
+    const missing = failure(
+      await run("clients", "get", "--empresa", "padaria-sol", "00000000-0000-4000-8000-000000000000")
+    )
     expect(missing).toEqual({ code: 4, line: "error: Client 00000000-0000-4000-8000-000000000000 not found (404)" })
 
-    const invalid = failure(await run("points", "credit", "--empresa", "padaria-sol", "--client", clientId, "--points", "0"))
+    const invalid = failure(
+      await run("points", "credit", "--empresa", "padaria-sol", "--client", clientId, "--points", "0")
+    )
     expect(invalid.code).toBe(2)
     expect(invalid.line).toMatch(/^error: invalid input: body\.points: .+ \(422\)$/)
 
@@ -112,7 +137,9 @@ describe("fidelis in local mode", () => {
         holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve())
         holder.once("exit", (code) => reject(new Error(`the holder exited with ${code}`)))
       })
-      const busy = failure(await fidelis(["clients", "list", "--empresa", "padaria-sol"], { FIDELIS_DATA_DIR: heldDir }))
+      const busy = failure(
+        await fidelis(["clients", "list", "--empresa", "padaria-sol"], { FIDELIS_DATA_DIR: heldDir })
+      )
       expect(busy.code).toBe(7)
       expect(busy.line).toContain("in use by process")
       expect(busy.line).toContain("--url")

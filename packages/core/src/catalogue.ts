@@ -53,7 +53,9 @@ const catalogues = new WeakMap<AnyRouter, ReadonlyArray<ProcedureEntry<string>>>
  * Every procedure of a router (`appRouter`, `publicApiRouter`, `internalApiRouter`), in router
  * order; derived once per router.
  */
-export const catalogueOf = <TRouter extends AnyRouter>(router: TRouter): ReadonlyArray<ProcedureEntry<ProcedurePath<TRouter>>> => {
+export const catalogueOf = <TRouter extends AnyRouter>(
+  router: TRouter
+): ReadonlyArray<ProcedureEntry<ProcedurePath<TRouter>>> => {
   let catalogue = catalogues.get(router)
   if (catalogue === undefined) {
     // Typed as the nested record, but at runtime tRPC keeps procedures flat under dotted paths.

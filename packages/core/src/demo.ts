@@ -33,7 +33,13 @@ export const seedDemoIfEmpty = Effect.gen(function* () {
       ...client,
       telefone: "telefone" in client ? `+${client.telefone.replace(/\D/g, "")}` : undefined
     })
-    if (points > 0) yield* Points.credit(empresa.id, { client_id: created.id, points, source: "purchase", description: "Welcome points" })
+    if (points > 0)
+      yield* Points.credit(empresa.id, {
+        client_id: created.id,
+        points,
+        source: "purchase",
+        description: "Welcome points"
+      })
   }
   const key = yield* ApiKeys.create(empresa.id, { name: "Demo key", scope: "empresa" })
   return { empresa, key: key.key }

@@ -26,8 +26,7 @@ export const isValidCnpj = (cnpj: string): boolean => {
 }
 
 /** A real area code (DDD 11..99, no zero digit) and, for 11 digits, the mobile leading 9. */
-const isNationalNumber = (digits: string) =>
-  /^[1-9][1-9]\d{8}$/.test(digits) || /^[1-9][1-9]9\d{8}$/.test(digits)
+const isNationalNumber = (digits: string) => /^[1-9][1-9]\d{8}$/.test(digits) || /^[1-9][1-9]9\d{8}$/.test(digits)
 
 /**
  * Digits of a Brazilian phone with country code: area code + number, optionally already prefixed by
@@ -64,7 +63,10 @@ export const Telefone = z
   .transform((raw, ctx) => {
     const phone = normalizeBrazilianPhone(raw)
     if (phone === undefined) {
-      ctx.addIssue({ code: "custom", message: "Invalid phone: use a Brazilian number with area code, e.g. +55 11 91234-5678" })
+      ctx.addIssue({
+        code: "custom",
+        message: "Invalid phone: use a Brazilian number with area code, e.g. +55 11 91234-5678"
+      })
       return z.NEVER
     }
     return `+${phone}`

@@ -86,14 +86,7 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly retr
 }
 
 export type DomainError =
-  | BadRequest
-  | Unauthenticated
-  | Forbidden
-  | NotFound
-  | Conflict
-  | ValidationFailed
-  | RateLimited
-  | Unavailable
+  BadRequest | Unauthenticated | Forbidden | NotFound | Conflict | ValidationFailed | RateLimited | Unavailable
 
 /** The refusals a program's error type can give, as procedures declare them. */
 export type RefusalsOf<E> = E extends Conflict<infer C> ? C : E extends NotFound ? "NOT_FOUND" : never
@@ -136,8 +129,20 @@ export const ERROR_KINDS = {
     exit: 3,
     meaning: "No API access on this plan, or the key lacks the scope"
   },
-  NotFound: { status: 404, trpc: "NOT_FOUND", mcp: "tool-result", exit: 4, meaning: "Not found, or not this empresa's" },
-  Conflict: { status: 409, trpc: "CONFLICT", mcp: "tool-result", exit: 5, meaning: "A business rule refused the operation" },
+  NotFound: {
+    status: 404,
+    trpc: "NOT_FOUND",
+    mcp: "tool-result",
+    exit: 4,
+    meaning: "Not found, or not this empresa's"
+  },
+  Conflict: {
+    status: 409,
+    trpc: "CONFLICT",
+    mcp: "tool-result",
+    exit: 5,
+    meaning: "A business rule refused the operation"
+  },
   ValidationFailed: {
     status: 422,
     trpc: "UNPROCESSABLE_CONTENT",

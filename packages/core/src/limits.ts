@@ -77,6 +77,12 @@ export const withBodyLimit = (req: Request, limit: number): Request => {
     { highWaterMark: 0 }
   )
   // Node's fetch needs `duplex` for a streamed body; the DOM typings do not know it.
-  const init: RequestInit & { duplex: "half" } = { method: req.method, headers: req.headers, signal: req.signal, body, duplex: "half" }
+  const init: RequestInit & { duplex: "half" } = {
+    method: req.method,
+    headers: req.headers,
+    signal: req.signal,
+    body,
+    duplex: "half"
+  }
   return new Request(req.url, init)
 }

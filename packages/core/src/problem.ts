@@ -47,7 +47,8 @@ export const problemOf = (error: TRPCError): Problem => {
 /** The raw value at an issue's path, to tell a missing field from one of the wrong type. */
 const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
   path.reduce<unknown>(
-    (node, key) => (node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined),
+    (node, key) =>
+      node !== null && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key] : undefined,
     input
   )
 
@@ -103,7 +104,11 @@ const rootOfField = (meta: ProcedureMeta | undefined) => {
  * Turns a zod input failure into the spec's validation items. Past MAX_VALIDATION_ITEMS, a last
  * item of the same shape says how many were left out.
  */
-export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefined, input?: unknown): ValidationIssue[] => {
+export const validationIssues = (
+  error: ZodError,
+  meta: ProcedureMeta | undefined,
+  input?: unknown
+): ValidationIssue[] => {
   const rootOf = rootOfField(meta)
   const items: ValidationIssue[] = []
   let total = 0
@@ -111,12 +116,20 @@ export const validationIssues = (error: ZodError, meta: ProcedureMeta | undefine
     if (issue.code === "unrecognized_keys") {
       total += issue.keys.length
       for (const key of issue.keys.slice(0, MAX_VALIDATION_ITEMS - items.length)) {
-        items.push({ loc: [rootOf(key), ...issue.path.map(keyOf), key], msg: "Extra inputs are not permitted", type: "extra_forbidden" })
+        items.push({
+          loc: [rootOf(key), ...issue.path.map(keyOf), key],
+          msg: "Extra inputs are not permitted",
+          type: "extra_forbidden"
+        })
       }
     } else {
       total += 1
       if (items.length < MAX_VALIDATION_ITEMS) {
-        items.push({ loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)], msg: issue.message, type: issueType(issue, input) })
+        items.push({
+          loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)],
+          msg: issue.message,
+          type: issueType(issue, input)
+        })
       }
     }
   }

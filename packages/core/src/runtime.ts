@@ -49,7 +49,10 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
     Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
-  const logging = Layer.merge(Logger.replace(Logger.defaultLogger, jsonLines), Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info))
+  const logging = Layer.merge(
+    Logger.replace(Logger.defaultLogger, jsonLines),
+    Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)
+  )
   return domainLayer.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
 }
 

@@ -23,7 +23,15 @@ import {
   type RefusalsOf
 } from "./errors.js"
 import type { ProcedureMeta } from "./meta.js"
-import { INTERNAL_MESSAGE, NUL_MESSAGE, NUL_TYPE, nulCharacterIssues, problemOf, validationError, validationIssues } from "./problem.js"
+import {
+  INTERNAL_MESSAGE,
+  NUL_MESSAGE,
+  NUL_TYPE,
+  nulCharacterIssues,
+  problemOf,
+  validationError,
+  validationIssues
+} from "./problem.js"
 import type { CoreServices } from "./runtime.js"
 import type { EmpresaId } from "./ids.js"
 
@@ -53,7 +61,8 @@ const RETRY_AFTER_SECONDS = 5
 const unreachable = (cause: Cause.Cause<unknown>): boolean =>
   Chunk.some(Cause.failures(cause), isUnavailable) || Chunk.some(Cause.defects(cause), isUnavailable)
 
-const refusal = (error: DomainError) => new TRPCError({ code: ERROR_KINDS[error._tag].trpc, message: error.message, cause: error })
+const refusal = (error: DomainError) =>
+  new TRPCError({ code: ERROR_KINDS[error._tag].trpc, message: error.message, cause: error })
 
 /**
  * A refusal its procedure did not declare slipped past the types (a cast, a widened error type), so
@@ -62,7 +71,9 @@ const refusal = (error: DomainError) => new TRPCError({ code: ERROR_KINDS[error.
  */
 const undeclaredRefusal = async (ctx: RequestContext, code: Refusal) => {
   await ctx.runtime.runPromise(
-    Effect.logError(`Undeclared refusal ${code}`).pipe(Effect.annotateLogs({ request_id: ctx.requestId, refusal: code }))
+    Effect.logError(`Undeclared refusal ${code}`).pipe(
+      Effect.annotateLogs({ request_id: ctx.requestId, refusal: code })
+    )
   )
   if (process.env["NODE_ENV"] !== "production") {
     throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE })
@@ -89,7 +100,8 @@ const runProgram = async <A, E extends DomainError>(
   if (Option.isSome(failure) && isDomainError(failure.value)) {
     const error = failure.value
     const declaredAs = refusalOf(error)
-    if (declared !== undefined && declaredAs !== undefined && !declared.includes(declaredAs)) await undeclaredRefusal(ctx, declaredAs)
+    if (declared !== undefined && declaredAs !== undefined && !declared.includes(declaredAs))
+      await undeclaredRefusal(ctx, declaredAs)
     throw refusal(error)
   }
   if (Cause.isInterruptedOnly(exit.cause)) {
@@ -97,7 +109,11 @@ const runProgram = async <A, E extends DomainError>(
   }
   if (unreachable(exit.cause)) throw refusal(new Unavailable({ retryAfter: RETRY_AFTER_SECONDS }))
   // Not logged here: the surface logs a 5xx once, on its request's line, with this cause.
-  throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: INTERNAL_MESSAGE, cause: new Error(Cause.pretty(exit.cause)) })
+  throw new TRPCError({
+    code: "INTERNAL_SERVER_ERROR",
+    message: INTERNAL_MESSAGE,
+    cause: new Error(Cause.pretty(exit.cause))
+  })
 }
 
 /** A procedure's context: `refuses(...)` adds the refusals it declared. */
@@ -244,7 +260,11 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: tr
  * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
  * A duplicate still in flight is refused with IDEMPOTENCY_IN_FLIGHT, which the procedure declares.
  */
-export const runIdempotent = async <A, E extends DomainError, C extends ProcedureContext & { readonly empresaId: EmpresaId }>(
+export const runIdempotent = async <
+  A,
+  E extends DomainError,
+  C extends ProcedureContext & { readonly empresaId: EmpresaId }
+>(
   ctx: C,
   operation: string,
   request: unknown,

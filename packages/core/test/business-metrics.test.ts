@@ -133,25 +133,61 @@ const loyaltyDataset = Effect.gen(function* () {
   const pao = yield* insertProgram(empresa.id, "Pão", 3)
   const card = (fields: CardFields) => insertCard(empresa.id, fields)
   yield* card({
-    client: ana.id, program: cafe, max: 5, stamps: 5, status: "claimed",
-    created_at: local(20), completed_at: local(5), claimed_at: local(4),
-    log: [[local(8), 3], [local(5), 2]]
+    client: ana.id,
+    program: cafe,
+    max: 5,
+    stamps: 5,
+    status: "claimed",
+    created_at: local(20),
+    completed_at: local(5),
+    claimed_at: local(4),
+    log: [
+      [local(8), 3],
+      [local(5), 2]
+    ]
   })
   yield* card({
-    client: ana.id, program: cafe, max: 5, stamps: 4, status: "active",
-    created_at: local(4), log: [[local(3), 1], [earlierToday, 3]]
+    client: ana.id,
+    program: cafe,
+    max: 5,
+    stamps: 4,
+    status: "active",
+    created_at: local(4),
+    log: [
+      [local(3), 1],
+      [earlierToday, 3]
+    ]
   })
   yield* card({
-    client: bruno.id, program: cafe, max: 5, stamps: 5, status: "completed",
-    created_at: local(3), completed_at: local(1, 22), log: [[local(3), 2], [local(1, 22), 3]]
+    client: bruno.id,
+    program: cafe,
+    max: 5,
+    stamps: 5,
+    status: "completed",
+    created_at: local(3),
+    completed_at: local(1, 22),
+    log: [
+      [local(3), 2],
+      [local(1, 22), 3]
+    ]
   })
   yield* card({
-    client: bruno.id, program: pao, max: 3, stamps: 1, status: "active",
-    created_at: local(10), log: [[local(7, 23, 59), 1]]
+    client: bruno.id,
+    program: pao,
+    max: 3,
+    stamps: 1,
+    status: "active",
+    created_at: local(10),
+    log: [[local(7, 23, 59), 1]]
   })
   yield* card({
-    client: carla.id, program: pao, max: 3, stamps: 2, status: "active",
-    created_at: local(6, 0), log: [[local(6, 6), 2]]
+    client: carla.id,
+    program: pao,
+    max: 3,
+    stamps: 2,
+    status: "active",
+    created_at: local(6, 0),
+    log: [[local(6, 6), 2]]
   })
   yield* card({ client: carla.id, program: cafe, max: 5, stamps: 0, status: "active", created_at: local(30) })
   return { empresa, ana, bruno, carla, cafe, pao }
@@ -242,7 +278,13 @@ layer(TestCore, { timeout: 60_000 })("LoyaltyCardMetricsReport.get", (it) => {
     Effect.gen(function* () {
       const { empresa } = yield* loyaltyDataset
       // In-window stamps by local day: T-6: 2, T-5: 2, T-3: 3, T-1: 3, T: 3.
-      const byDay: ReadonlyArray<readonly [number, number]> = [[6, 2], [5, 2], [3, 3], [1, 3], [0, 3]]
+      const byDay: ReadonlyArray<readonly [number, number]> = [
+        [6, 2],
+        [5, 2],
+        [3, 3],
+        [1, 3],
+        [0, 3]
+      ]
       const expectedWeeks = new Map<string, number>()
       for (let d = 6; d >= 0; d--) expectedWeeks.set(weekLabel(d), 0)
       for (const [d, n] of byDay) expectedWeeks.set(weekLabel(d), expectedWeeks.get(weekLabel(d))! + n)
@@ -281,7 +323,9 @@ layer(TestCore, { timeout: 60_000 })("LoyaltyCardMetricsReport.get", (it) => {
         stamps_by_period: [2, 1, 0].map((d) => ({ period: dayLabel(d), stamps: 0, completions: 0 })),
         top_clients: []
       })
-      const foreign = yield* Effect.either(LoyaltyCardMetricsReport.get(empty.id, { days: 7, group_by: "day", program_id: cafe }))
+      const foreign = yield* Effect.either(
+        LoyaltyCardMetricsReport.get(empty.id, { days: 7, group_by: "day", program_id: cafe })
+      )
       expect(Either.isLeft(foreign) && foreign.left).toMatchObject({ _tag: "NotFound", resource: "Loyalty program" })
     })
   )
@@ -309,14 +353,23 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
       // Carla's only activity is a stamp (an event without points); Elisa has none.
       yield* insertEvent(empresa.id, carla.id, earlierToday)
 
-      const coupon = (uid: string, fields: { status: string; created: string; expires: string; valor: number; used?: string; cancelled?: string }) =>
+      const coupon = (
+        uid: string,
+        fields: { status: string; created: string; expires: string; valor: number; used?: string; cancelled?: string }
+      ) =>
         sql`
           INSERT INTO coupons (empresa_id, uid, client_id, kind, points_spent, valor, status, expires_at, used_at, cancelled_at, created_at)
           VALUES (${empresa.id}, ${uid}, ${ana.id}, 'points', 100, ${fields.valor}, ${fields.status}, ${fields.expires},
                   ${fields.used ?? null}, ${fields.cancelled ?? null}, ${fields.created})`
       yield* coupon("AAAAAAA2", { status: "used", created: local(3), used: local(2), expires: local(-20), valor: 10 })
       yield* coupon("AAAAAAA3", { status: "used", created: local(20), used: local(1), expires: local(-5), valor: 5.5 })
-      yield* coupon("AAAAAAA4", { status: "cancelled", created: local(2), cancelled: local(1), expires: local(-20), valor: 2 })
+      yield* coupon("AAAAAAA4", {
+        status: "cancelled",
+        created: local(2),
+        cancelled: local(1),
+        expires: local(-20),
+        valor: 2
+      })
       yield* coupon("AAAAAAA5", { status: "expired", created: local(30), expires: local(3), valor: 1 })
       // Past its deadline but not swept yet: expired all the same.
       yield* coupon("AAAAAAA6", { status: "active", created: local(25), expires: local(1), valor: 1 })
@@ -328,17 +381,45 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         INSERT INTO products (empresa_id, name, points_cost) VALUES (${empresa.id}, 'Bolo', 100) RETURNING id`
       const [reward] = yield* sql<{ id: string }>`
         INSERT INTO rewards (empresa_id, product_id, pontos_necessarios) VALUES (${empresa.id}, ${product!.id}, 100) RETURNING id`
-      const redemption = (code: string, fields: { status: string; created: string; expires: string; points: number; validated?: string; cancelled?: string }) =>
+      const redemption = (
+        code: string,
+        fields: {
+          status: string
+          created: string
+          expires: string
+          points: number
+          validated?: string
+          cancelled?: string
+        }
+      ) =>
         sql`
           INSERT INTO redemptions (empresa_id, reward_id, client_id, code, points_spent, status, expires_at, validated_at, cancelled_at, created_at)
           VALUES (${empresa.id}, ${reward!.id}, ${ana.id}, ${code}, ${fields.points}, ${fields.status}, ${fields.expires},
                   ${fields.validated ?? null}, ${fields.cancelled ?? null}, ${fields.created})`
-      yield* redemption("R1", { status: "validated", created: local(3), validated: local(2), expires: local(-4), points: 100 })
-      yield* redemption("R2", { status: "cancelled", created: local(2), cancelled: local(1), expires: local(-5), points: 50 })
+      yield* redemption("R1", {
+        status: "validated",
+        created: local(3),
+        validated: local(2),
+        expires: local(-4),
+        points: 100
+      })
+      yield* redemption("R2", {
+        status: "cancelled",
+        created: local(2),
+        cancelled: local(1),
+        expires: local(-5),
+        points: 50
+      })
       yield* redemption("R3", { status: "pending", created: local(10), expires: local(4), points: 20 })
       yield* redemption("R4", { status: "expired", created: local(20), expires: local(12), points: 20 })
       yield* redemption("R5", { status: "pending", created: local(1), expires: local(-6), points: 30 })
-      yield* redemption("R6", { status: "validated", created: local(9), validated: local(5), expires: local(2), points: 40 })
+      yield* redemption("R6", {
+        status: "validated",
+        created: local(9),
+        validated: local(5),
+        expires: local(2),
+        points: 40
+      })
 
       const overview = yield* MetricsOverviewReport.get(empresa.id, { days: 7 })
       expect(overview).toEqual({
@@ -351,7 +432,15 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         clients: { total: 5, new: 2, active: 4 },
         points: { issued: 150, spent: 40, refunded: 10, expired: 5, adjusted: -3, outstanding: 180 },
         // Generated: 2, 4, 7 (10 + 2 + 7.25). Used: 2, 3 (10 + 5.5). Expired: 5 and the unswept 6.
-        coupons: { generated: 3, used: 2, expired: 2, cancelled: 1, active: 1, valor_generated: 19.25, valor_used: 15.5 },
+        coupons: {
+          generated: 3,
+          used: 2,
+          expired: 2,
+          cancelled: 1,
+          active: 1,
+          valor_generated: 19.25,
+          valor_used: 15.5
+        },
         // Made: R1, R2, R5 (R2 refunded: 100 + 30). Validated: R1, R6. Expired: the overdue R3.
         redemptions: { created: 3, validated: 2, cancelled: 1, expired: 1, pending: 1, points_spent: 130 }
       })
@@ -389,7 +478,8 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
       const stranger = yield* insertClient(other.id, "Gil")
       yield* insertEvent(other.id, stranger.id, earlierToday)
 
-      const active = (days: number) => Effect.map(MetricsOverviewReport.get(empresa.id, { days }), (o) => o.clients.active)
+      const active = (days: number) =>
+        Effect.map(MetricsOverviewReport.get(empresa.id, { days }), (o) => o.clients.active)
       // Today: Carla. 7 days: Ana, Carla, Fábio. 30 days and a year: also Bruno and Diego.
       expect([yield* active(1), yield* active(7), yield* active(30), yield* active(365)]).toEqual([1, 3, 5, 5])
     })
@@ -409,7 +499,10 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
           Effect.zipRight(sql`SELECT pg_sleep(0.3)`)
         )
       )
-      const older = Effect.zipRight(Deferred.await(inserted), sql.withTransaction(insertEvent(empresa.id, ana.id, local(10))))
+      const older = Effect.zipRight(
+        Deferred.await(inserted),
+        sql.withTransaction(insertEvent(empresa.id, ana.id, local(10)))
+      )
       yield* Effect.all([newer, older], { concurrency: "unbounded" })
       const today = yield* MetricsOverviewReport.get(empresa.id, { days: 1 })
       expect(today.clients).toEqual({ total: 1, new: 0, active: 1 })
@@ -422,7 +515,12 @@ layer(TestCore, { timeout: 60_000 })("ClientBehaviorReport.get", (it) => {
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const empresa = yield* newEmpresa({ name: "Padaria", settings: SAO_PAULO })
-      const xavier = yield* insertClient(empresa.id, "Xavier", { created_at: local(60), balance: 150, total_earned: 170, total_spent: 20 })
+      const xavier = yield* insertClient(empresa.id, "Xavier", {
+        created_at: local(60),
+        balance: 150,
+        total_earned: 170,
+        total_spent: 20
+      })
       const other = yield* insertClient(empresa.id, "Yara")
       // Points: T-5 10:00 and 18:00 (one local day), T-1 22:00 and 23:00 (01:00 and 02:00 UTC of day T), T-9.
       const moves: ReadonlyArray<readonly [string, number, string]> = [
@@ -455,11 +553,26 @@ layer(TestCore, { timeout: 60_000 })("ClientBehaviorReport.get", (it) => {
       const cafe = yield* insertProgram(empresa.id, "Café", 3)
       const pao = yield* insertProgram(empresa.id, "Pão", 5)
       yield* insertCard(empresa.id, {
-        client: xavier.id, program: cafe, max: 3, stamps: 3, status: "completed",
-        created_at: local(12), completed_at: local(4), log: [[local(11), 1], [local(4), 2]]
+        client: xavier.id,
+        program: cafe,
+        max: 3,
+        stamps: 3,
+        status: "completed",
+        created_at: local(12),
+        completed_at: local(4),
+        log: [
+          [local(11), 1],
+          [local(4), 2]
+        ]
       })
       yield* insertCard(empresa.id, {
-        client: xavier.id, program: pao, max: 5, stamps: 1, status: "active", created_at: earlierToday, log: [[earlierToday, 1]]
+        client: xavier.id,
+        program: pao,
+        max: 5,
+        stamps: 1,
+        status: "active",
+        created_at: earlierToday,
+        log: [[earlierToday, 1]]
       })
       yield* insertEvent(empresa.id, xavier.id, earlierToday)
 

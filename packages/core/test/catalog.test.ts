@@ -24,17 +24,23 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
     })
   )
 
-  it.effect("Products.takeStock refuses more than is left, changing nothing, and leaves unlimited stock unlimited", () =>
-    Effect.gen(function* () {
-      const empresa = yield* newEmpresa()
-      const product = yield* newProduct(empresa.id, { stock: 2 })
-      const tooMany = yield* refusal(Products.takeStock(empresa.id, product.id, 3))
-      expect(tooMany).toMatchObject({ _tag: "Conflict", code: "OUT_OF_STOCK", message: "Café has 2 left; 3 requested" })
-      expect((yield* Products.takeStock(empresa.id, product.id, 2)).stock).toBe(0)
+  it.effect(
+    "Products.takeStock refuses more than is left, changing nothing, and leaves unlimited stock unlimited",
+    () =>
+      Effect.gen(function* () {
+        const empresa = yield* newEmpresa()
+        const product = yield* newProduct(empresa.id, { stock: 2 })
+        const tooMany = yield* refusal(Products.takeStock(empresa.id, product.id, 3))
+        expect(tooMany).toMatchObject({
+          _tag: "Conflict",
+          code: "OUT_OF_STOCK",
+          message: "Café has 2 left; 3 requested"
+        })
+        expect((yield* Products.takeStock(empresa.id, product.id, 2)).stock).toBe(0)
 
-      const unlimited = yield* newProduct(empresa.id, { stock: null })
-      expect((yield* Products.takeStock(empresa.id, unlimited.id, 1000)).stock).toBeNull()
-    })
+        const unlimited = yield* newProduct(empresa.id, { stock: null })
+        expect((yield* Products.takeStock(empresa.id, unlimited.id, 1000)).stock).toBeNull()
+      })
   )
 
   it.effect("Products.takeStock of another empresa's product is NotFound", () =>
@@ -42,7 +48,10 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
       const empresa = yield* newEmpresa()
       const other = yield* newEmpresa()
       const theirs = yield* newProduct(other.id, { stock: 5 })
-      expect(yield* refusal(Products.takeStock(empresa.id, theirs.id, 1))).toMatchObject({ _tag: "NotFound", resource: "Product" })
+      expect(yield* refusal(Products.takeStock(empresa.id, theirs.id, 1))).toMatchObject({
+        _tag: "NotFound",
+        resource: "Product"
+      })
       expect((yield* Products.get(other.id, theirs.id)).stock).toBe(5)
     })
   )
@@ -57,7 +66,8 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
         { concurrency: "unbounded" }
       )
       expect(results.filter(Either.isRight)).toHaveLength(3)
-      for (const r of results.filter(Either.isLeft)) expect(r.left).toMatchObject({ _tag: "Conflict", code: "OUT_OF_STOCK" })
+      for (const r of results.filter(Either.isLeft))
+        expect(r.left).toMatchObject({ _tag: "Conflict", code: "OUT_OF_STOCK" })
       const soldOut = yield* Rewards.get(empresa.id, reward.id)
       expect(soldOut).toMatchObject({ stock: 0, available: false })
 
@@ -66,7 +76,10 @@ layer(TestCore, { timeout: 60_000 })("stock takes (for redemptions and the cart)
       expect(taken).toMatchObject({ stock: null, product: { id: product.id, name: "Café" } })
 
       const other = yield* newEmpresa()
-      expect(yield* refusal(Rewards.takeStock(other.id, unlimited.id, 1))).toMatchObject({ _tag: "NotFound", resource: "Reward" })
+      expect(yield* refusal(Rewards.takeStock(other.id, unlimited.id, 1))).toMatchObject({
+        _tag: "NotFound",
+        resource: "Reward"
+      })
     })
   )
 })

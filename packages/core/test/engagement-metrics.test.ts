@@ -22,9 +22,12 @@ const ago = (ms: number) => new Date(started - ms).toISOString()
 // --- calendar arithmetic in JS, independent of the database ----------------------------------
 
 const localDate = (instant: Date | string, timeZone: string) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(new Date(instant))
+  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
+    new Date(instant)
+  )
 
-const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10)
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10)
 
 /** The Monday of a date's week. */
 const mondayOf = (date: string) => addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7))
@@ -81,7 +84,9 @@ const newQuest = (empresaId: EmpresaId, name: string) =>
   Effect.map(
     Quests.create(
       empresaId,
-      customQuest(name, { research: { fields: [{ id: "csat", type: "rating", label: "Nota", required: true, min: 1, max: 5 }] } })
+      customQuest(name, {
+        research: { fields: [{ id: "csat", type: "rating", label: "Nota", required: true, min: 1, max: 5 }] }
+      })
     ),
     (quest) => quest.id
   )
@@ -147,11 +152,39 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
     yield* insertCampaign(empresa.id, "Antiga", ago(200 * DAY), ago(100 * DAY))
     yield* insertCampaign(empresa.id, "Rascunho", ago(5 * DAY), null, false)
     const facts: ReferralFact[] = [
-      { referrer: a!, referred: b!, createdAt: ago(10 * DAY), completedAt: ago(8 * DAY), bonuses: [100, 50], campaignId: verao },
-      { referrer: a!, referred: c!, createdAt: ago(5 * DAY), completedAt: ago(2 * DAY), bonuses: [100, 50], campaignId: natal },
+      {
+        referrer: a!,
+        referred: b!,
+        createdAt: ago(10 * DAY),
+        completedAt: ago(8 * DAY),
+        bonuses: [100, 50],
+        campaignId: verao
+      },
+      {
+        referrer: a!,
+        referred: c!,
+        createdAt: ago(5 * DAY),
+        completedAt: ago(2 * DAY),
+        bonuses: [100, 50],
+        campaignId: natal
+      },
       { referrer: a!, referred: d!, createdAt: ago(3 * DAY) },
-      { referrer: b!, referred: e!, createdAt: ago(20 * DAY), completedAt: ago(18.5 * DAY), bonuses: [200, null], campaignId: primavera },
-      { referrer: c!, referred: f!, createdAt: ago(40 * DAY), completedAt: ago(1 * DAY), bonuses: [80, 40], campaignId: natal },
+      {
+        referrer: b!,
+        referred: e!,
+        createdAt: ago(20 * DAY),
+        completedAt: ago(18.5 * DAY),
+        bonuses: [200, null],
+        campaignId: primavera
+      },
+      {
+        referrer: c!,
+        referred: f!,
+        createdAt: ago(40 * DAY),
+        completedAt: ago(1 * DAY),
+        bonuses: [80, 40],
+        campaignId: natal
+      },
       { referrer: b!, referred: g!, createdAt: ago(1 * DAY) }
     ]
     for (const fact of facts) yield* insertReferral(empresa.id, fact)
@@ -164,7 +197,13 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       // Noise in another empresa must not count.
       const other = yield* newEmpresa()
       const [x, y] = yield* Effect.all([newClient(other.id, "X"), newClient(other.id, "Y")])
-      yield* insertReferral(other.id, { referrer: x!, referred: y!, createdAt: ago(DAY), completedAt: ago(HOUR), bonuses: [5, 5] })
+      yield* insertReferral(other.id, {
+        referrer: x!,
+        referred: y!,
+        createdAt: ago(DAY),
+        completedAt: ago(HOUR),
+        bonuses: [5, 5]
+      })
 
       const global = yield* EngagementMetrics.referralPerformance(empresa.id, { days: 30 })
       // Made in 30 d: #1 #2 #3 #4 #6 = 5; completed #1 #2 #4 = 3; bonuses 150 + 150 + 200 = 500;
@@ -224,7 +263,9 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
         ]
       })
 
-      const foreign = yield* Effect.either(EngagementMetrics.referralPerformance(empresa.id, { client_id: x!.id, days: 30 }))
+      const foreign = yield* Effect.either(
+        EngagementMetrics.referralPerformance(empresa.id, { client_id: x!.id, days: 30 })
+      )
       expect(Either.isLeft(foreign) && foreign.left).toMatchObject({ _tag: "NotFound", resource: "Client", id: x!.id })
     })
   )
@@ -362,11 +403,16 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       expect(one.responses_by_period.map((p) => p.period)).toEqual(labels(30, "week"))
       const weekOf = (msAgo: number) => mondayOf(day(msAgo))
       const perWeek: Record<string, number> = {}
-      for (const msAgo of [2 * DAY, 2 * DAY, 5 * DAY, 5 * DAY]) perWeek[weekOf(msAgo)] = (perWeek[weekOf(msAgo)] ?? 0) + 1
-      expect(Object.fromEntries(one.responses_by_period.filter((p) => p.responses > 0).map((p) => [p.period, p.responses]))).toEqual(perWeek)
+      for (const msAgo of [2 * DAY, 2 * DAY, 5 * DAY, 5 * DAY])
+        perWeek[weekOf(msAgo)] = (perWeek[weekOf(msAgo)] ?? 0) + 1
+      expect(
+        Object.fromEntries(one.responses_by_period.filter((p) => p.responses > 0).map((p) => [p.period, p.responses]))
+      ).toEqual(perWeek)
 
       // The 40 d response is inside a 60 d window.
-      expect(yield* EngagementMetrics.questMetrics(empresa.id, { quest_id: balcao, days: 60, group_by: "month" })).toMatchObject({
+      expect(
+        yield* EngagementMetrics.questMetrics(empresa.id, { quest_id: balcao, days: 60, group_by: "month" })
+      ).toMatchObject({
         responses: 5,
         csat_avg: 3,
         contacts_captured: 3,
@@ -375,10 +421,16 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
 
       const other = yield* newEmpresa()
       const foreign = yield* newQuest(other.id, "Alheia")
-      const refused = yield* Effect.either(EngagementMetrics.questMetrics(empresa.id, { quest_id: foreign, days: 30, group_by: "day" }))
+      const refused = yield* Effect.either(
+        EngagementMetrics.questMetrics(empresa.id, { quest_id: foreign, days: 30, group_by: "day" })
+      )
       expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "NotFound", resource: "Quest", id: foreign })
       // The other empresa sees none of these responses.
-      expect(yield* EngagementMetrics.questMetrics(other.id, { days: 30, group_by: "day" })).toMatchObject({ responses: 0, csat_avg: null, nps_score: null })
+      expect(yield* EngagementMetrics.questMetrics(other.id, { days: 30, group_by: "day" })).toMatchObject({
+        responses: 0,
+        csat_avg: null,
+        nps_score: null
+      })
     })
   )
 
@@ -403,7 +455,10 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       // Value 100 + 50.5 + 20.25 + 10 = 180.75 over 4: 45.1875. Clients with a completed invoice:
       // Ana (2) and Bruno (1); the anonymous one has none. Recurring: Ana. 3 invoices / 2 clients.
       const day = (msAgo: number) => localDate(ago(msAgo), SAO_PAULO)
-      const expected: Record<string, { scanned: number; completed: number; total_valor: number; points_credited: number }> = {}
+      const expected: Record<
+        string,
+        { scanned: number; completed: number; total_valor: number; points_credited: number }
+      > = {}
       const add = (msAgo: number, completed: boolean, valor: number) => {
         const entry = (expected[day(msAgo)] ??= { scanned: 0, completed: 0, total_valor: 0, points_credited: 0 })
         entry.scanned += 1
@@ -437,7 +492,11 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
         recurring_clients: 1,
         recurrence_rate: 0.5,
         avg_invoices_per_client: 1.5,
-        invoices_by_period: series(labels(30, "day"), { scanned: 0, completed: 0, total_valor: 0, points_credited: 0 }, expected)
+        invoices_by_period: series(
+          labels(30, "day"),
+          { scanned: 0, completed: 0, total_valor: 0, points_credited: 0 },
+          expected
+        )
       })
 
       // 60 d adds Carla's old invoice: 3 clients, still one recurring; 4 invoices / 3 clients.
@@ -452,7 +511,9 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       })
 
       // An empresa without invoices: zeros, and null averages.
-      expect(yield* EngagementMetrics.nfceMetrics((yield* newEmpresa()).id, { days: 1, group_by: "day" })).toMatchObject({
+      expect(
+        yield* EngagementMetrics.nfceMetrics((yield* newEmpresa()).id, { days: 1, group_by: "day" })
+      ).toMatchObject({
         invoices_scanned: 0,
         conversion_rate: 0,
         total_valor: 0,
@@ -460,7 +521,9 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
         unique_clients: 0,
         recurrence_rate: 0,
         avg_invoices_per_client: null,
-        invoices_by_period: [{ period: localDate(new Date(), SAO_PAULO), scanned: 0, completed: 0, total_valor: 0, points_credited: 0 }]
+        invoices_by_period: [
+          { period: localDate(new Date(), SAO_PAULO), scanned: 0, completed: 0, total_valor: 0, points_credited: 0 }
+        ]
       })
     })
   )
@@ -486,7 +549,11 @@ layer(TestCore, { timeout: 60_000 })("engagement metrics", (it) => {
       const today = localDate(new Date(), SAO_PAULO)
       const midnight = new Date(`${today}T03:00:00.000Z`).toISOString()
       const quest = yield* newQuest(paulista.id, "Fronteira")
-      yield* insertResponse(paulista.id, quest, { csat: 1, nps: 0, at: new Date(Date.parse(midnight) - 1000).toISOString() })
+      yield* insertResponse(paulista.id, quest, {
+        csat: 1,
+        nps: 0,
+        at: new Date(Date.parse(midnight) - 1000).toISOString()
+      })
       yield* insertResponse(paulista.id, quest, { csat: 5, nps: 10, at: midnight })
       const oneDay = yield* EngagementMetrics.questMetrics(paulista.id, { quest_id: quest, days: 1, group_by: "day" })
       expect(oneDay).toMatchObject({ from: midnight, responses: 1, csat_avg: 5, nps_score: 100 })

@@ -32,7 +32,10 @@ layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
       expect(Either.isLeft(reused) && reused.left._tag).toBe("ValidationFailed")
       const runs = yield* Ref.make(0)
       for (let i = 0; i < 3; i++) {
-        yield* idempotency.once({ ...call, key: undefined }, Ref.update(runs, (n) => n + 1))
+        yield* idempotency.once(
+          { ...call, key: undefined },
+          Ref.update(runs, (n) => n + 1)
+        )
       }
       expect(yield* Ref.get(runs)).toBe(3)
     })
@@ -46,11 +49,16 @@ layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {
       const call = { empresaId: empresa.id, operation: "test", key: "k3", request: {} }
       const refused = new Conflict({ code: "OUT_OF_STOCK", message: "refused" })
       const failed = yield* Effect.either(
-        idempotency.once(call, sql`INSERT INTO rate_limit_counters VALUES ('probe', now(), 1)`.pipe(Effect.zipRight(Effect.fail(refused))))
+        idempotency.once(
+          call,
+          sql`INSERT INTO rate_limit_counters VALUES ('probe', now(), 1)`.pipe(Effect.zipRight(Effect.fail(refused)))
+        )
       )
       expect(Either.isLeft(failed)).toBe(true)
       // The failed attempt's writes were rolled back with it.
-      const probes = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limit_counters WHERE bucket = 'probe'`
+      const probes = yield* sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM rate_limit_counters WHERE bucket = 'probe'`
       expect(probes[0]?.n).toBe(0)
       const retried = yield* idempotency.once(call, Effect.succeed("ok"))
       expect(retried).toEqual({ value: "ok", replayed: false })

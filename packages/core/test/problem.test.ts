@@ -23,13 +23,15 @@ describe("validationIssues", () => {
     const post: ProcedureMeta = { openapi: { method: "POST", path: "/x/{client_id}" } }
     const issues = issuesOf(schema, { client_id: "nope", points: 0, note: "long", kind: "c", extra: 1 }, post)
     expect(issues).toHaveLength(5)
-    expect(issues).toEqual(expect.arrayContaining([
-      { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
-      { loc: ["path", "client_id"], msg: expect.any(String), type: "uuid_parsing" },
-      { loc: ["body", "points"], msg: expect.any(String), type: "greater_than_equal" },
-      { loc: ["body", "note"], msg: expect.any(String), type: "string_too_long" },
-      { loc: ["body", "kind"], msg: expect.any(String), type: "enum" }
-    ]))
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+        { loc: ["path", "client_id"], msg: expect.any(String), type: "uuid_parsing" },
+        { loc: ["body", "points"], msg: expect.any(String), type: "greater_than_equal" },
+        { loc: ["body", "note"], msg: expect.any(String), type: "string_too_long" },
+        { loc: ["body", "kind"], msg: expect.any(String), type: "enum" }
+      ])
+    )
     const get: ProcedureMeta = { openapi: { method: "GET", path: "/x" } }
     expect(issuesOf(schema, { client_id: "4c2b5ab8-3c3d-4d7c-9a53-2f1bce0f8f11" }, get)).toEqual([
       { loc: ["query", "points"], msg: expect.any(String), type: "missing" }
@@ -78,7 +80,12 @@ describe("problemOf", () => {
     })
     expect(problemOf(error(new Unavailable({ retryAfter: 5 }), "SERVICE_UNAVAILABLE"))).toEqual({
       status: 503,
-      body: { detail: { code: "SERVICE_UNAVAILABLE", message: "The service is temporarily unavailable; retry in a few seconds" } },
+      body: {
+        detail: {
+          code: "SERVICE_UNAVAILABLE",
+          message: "The service is temporarily unavailable; retry in a few seconds"
+        }
+      },
       headers: { "Retry-After": "5" }
     })
   })

@@ -23,7 +23,10 @@ layer(TestCore, { timeout: 60_000 })("Quests.activeSurvey", (it) => {
       // Private, paused or expired surveys are never served.
       yield* quests.create(empresa.id, customQuest("private", { is_public: false }))
       yield* quests.create(empresa.id, customQuest("paused", { active: false }))
-      yield* quests.create(empresa.id, customQuest("expired", { valid_until: new Date(Date.now() - 1000).toISOString() }))
+      yield* quests.create(
+        empresa.id,
+        customQuest("expired", { valid_until: new Date(Date.now() - 1000).toISOString() })
+      )
       expect(idOf(yield* quests.activeSurvey(empresa.id))).toBe(newer.id)
 
       yield* quests.update(empresa.id, { quest_id: newer.id, active: false })

@@ -19,7 +19,10 @@ export const TestCore = Layer.unwrapScoped(
       (database) => Effect.promise(() => database.drop())
     ),
     (database) =>
-      coreLayer({ ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir }, { logLevel: LogLevel.None })
+      coreLayer(
+        { ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir },
+        { logLevel: LogLevel.None }
+      )
   )
 )
 
@@ -43,7 +46,9 @@ export const newClient = (empresaId: EmpresaId, nome: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const client = yield* Clients.create(empresaId, { nome })
-    const [row] = yield* sql<{ user_id: string }>`SELECT user_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${client.id}`
+    const [row] = yield* sql<{
+      user_id: string
+    }>`SELECT user_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${client.id}`
     return { id: client.id, userId: row!.user_id, nome }
   })
 

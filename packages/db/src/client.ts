@@ -47,7 +47,15 @@ const withoutJit = (url: string) => {
  * it skips that; the statement runs to its end and an unfinished transaction rolls back.
  */
 const embeddedPool = (host: string, port: number) => {
-  const pool = new pg.Pool({ host, port, user: "postgres", database: "postgres", max: 1, application_name: "fidelis", types })
+  const pool = new pg.Pool({
+    host,
+    port,
+    user: "postgres",
+    database: "postgres",
+    max: 1,
+    application_name: "fidelis",
+    types
+  })
   pool.on("connect", (client) => {
     Object.assign(client, { processID: undefined })
   })

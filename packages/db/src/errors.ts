@@ -44,7 +44,8 @@ const isConnectionFailure = (cause: unknown, depth = 0): boolean => {
 }
 
 /** A statement that failed because the database is unreachable; retrying later may succeed. */
-export const isUnavailable = (error: unknown): error is SqlError => error instanceof SqlError && isConnectionFailure(error.cause)
+export const isUnavailable = (error: unknown): error is SqlError =>
+  error instanceof SqlError && isConnectionFailure(error.cause)
 
 /** The name of the constraint a violation hit, to tell which rule said no. */
 export const constraintOf = (error: SqlError): string => pgFields(error).constraint ?? ""
@@ -55,13 +56,19 @@ export const constraintOf = (error: SqlError): string => pgFields(error).constra
 export const onUniqueViolation =
   <E2>(refusal: (constraint: string) => E2) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | E2, R> =>
-    Effect.catchIf(self, (error: E): error is E & SqlError => isUniqueViolation(error), (error) =>
-      Effect.fail(refusal(constraintOf(error)))
+    Effect.catchIf(
+      self,
+      (error: E): error is E & SqlError => isUniqueViolation(error),
+      (error) => Effect.fail(refusal(constraintOf(error)))
     )
 
 /** An infrastructure failure becomes a defect; the domain's refusals stay in the error channel. */
 export const dieOnSqlError = <A, E, R>(self: Effect.Effect<A, E, R>) => {
-  const defects = Effect.catchIf(self, (error: E): error is Extract<E, SqlError> => error instanceof SqlError, Effect.die)
+  const defects = Effect.catchIf(
+    self,
+    (error: E): error is Extract<E, SqlError> => error instanceof SqlError,
+    Effect.die
+  )
   // Exclude<E, Extract<E, SqlError>> is Exclude<E, SqlError>; the compiler cannot see it for a generic E.
   return defects as Effect.Effect<A, Exclude<E, SqlError>, R>
 }
@@ -85,7 +92,8 @@ export const sqlErrorsAsDefects = <S extends Record<string, unknown>>(service: S
     Object.entries(service).map(([name, member]) => [
       name,
       typeof member === "function"
-        ? (...args: ReadonlyArray<unknown>) => dieOnSqlError(member(...args) as Effect.Effect<unknown, unknown, unknown>)
+        ? (...args: ReadonlyArray<unknown>) =>
+            dieOnSqlError(member(...args) as Effect.Effect<unknown, unknown, unknown>)
         : Effect.isEffect(member)
           ? dieOnSqlError(member)
           : member

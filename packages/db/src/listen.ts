@@ -78,7 +78,11 @@ const session = (url: string, channel: string, subscriber: Subscriber) =>
  * Here every gap is reported (`lost`, then `live` once LISTEN is back), so a subscriber that
  * depends on every notification can tell when it may have missed some.
  */
-export const listen = (url: string, channel: string, subscriber: Subscriber): Effect.Effect<void, never, Scope.Scope> => {
+export const listen = (
+  url: string,
+  channel: string,
+  subscriber: Subscriber
+): Effect.Effect<void, never, Scope.Scope> => {
   let failures = 0
   let wasLive = false
   const tracked: Subscriber = {
@@ -96,7 +100,9 @@ export const listen = (url: string, channel: string, subscriber: Subscriber): Ef
     Effect.catchAllCause((cause) => {
       if (!wasLive) return Effect.void
       wasLive = false
-      return Effect.logWarning("LISTEN connection lost; reconnecting", cause).pipe(Effect.annotateLogs("channel", channel))
+      return Effect.logWarning("LISTEN connection lost; reconnecting", cause).pipe(
+        Effect.annotateLogs("channel", channel)
+      )
     }),
     Effect.zipRight(backoff)
   )

@@ -61,7 +61,11 @@ export const createSharedDatabase = async (): Promise<TestDatabase> => {
  * The database config a suite should use: a fresh database on TEST_DATABASE_URL's server when set
  * (dropped by `drop`), otherwise an in-memory embedded one.
  */
-export const testDatabaseConfig = async (): Promise<{ url: string | undefined; dataDir: string; drop(): Promise<void> }> => {
+export const testDatabaseConfig = async (): Promise<{
+  url: string | undefined
+  dataDir: string
+  drop(): Promise<void>
+}> => {
   const real = realServerUrl()
   if (real === undefined) return { url: undefined, dataDir: "memory://", drop: async () => undefined }
   const database = await createRealDatabase(real)

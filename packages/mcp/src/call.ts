@@ -33,7 +33,9 @@ const argumentOf = (loc: ValidationIssue["loc"]): string => {
 
 const messageOf = ({ status, body: { detail } }: Problem): string => {
   if (status === 422 && Array.isArray(detail)) {
-    const issues = (detail as ValidationIssue[]).map((issue) => `${argumentOf(issue.loc)}: ${issue.msg} (${issue.type})`)
+    const issues = (detail as ValidationIssue[]).map(
+      (issue) => `${argumentOf(issue.loc)}: ${issue.msg} (${issue.type})`
+    )
     return `Invalid arguments; nothing was changed. ${issues.join("; ")}`
   }
   if (status === 409 && typeof detail === "object" && detail !== null && "code" in detail && "message" in detail) {
@@ -61,7 +63,10 @@ export const callTool = async (
 ): Promise<CallOutcome> => {
   const { input, idempotencyKey } = splitArguments(entry, args)
   if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") {
-    return { kind: "result", result: toolError(`Invalid arguments; nothing was changed. ${IDEMPOTENCY_ARGUMENT}: must be a string`) }
+    return {
+      kind: "result",
+      result: toolError(`Invalid arguments; nothing was changed. ${IDEMPOTENCY_ARGUMENT}: must be a string`)
+    }
   }
   // The key comes only from the arguments: one HTTP request may carry several calls, and a header
   // would apply to them all. Own response headers, since a replay marker belongs to this call.

@@ -46,10 +46,18 @@ const inputSchemaOf = ({ path, input, meta }: ProcedureEntry): ObjectSchema => {
 const withIdempotencyArgument = (entry: CatalogEntry, description: string): CatalogEntry => {
   if (!entry.meta.idempotent) return entry
   const { inputSchema } = entry.tool
-  const argument = { type: "string", minLength: IDEMPOTENCY_KEY.minLength, maxLength: IDEMPOTENCY_KEY.maxLength, description }
+  const argument = {
+    type: "string",
+    minLength: IDEMPOTENCY_KEY.minLength,
+    maxLength: IDEMPOTENCY_KEY.maxLength,
+    description
+  }
   return {
     ...entry,
-    tool: { ...entry.tool, inputSchema: { ...inputSchema, properties: { ...inputSchema.properties, [IDEMPOTENCY_ARGUMENT]: argument } } }
+    tool: {
+      ...entry.tool,
+      inputSchema: { ...inputSchema, properties: { ...inputSchema.properties, [IDEMPOTENCY_ARGUMENT]: argument } }
+    }
   }
 }
 
@@ -112,7 +120,9 @@ const catalog = deriveCatalog()
  */
 export const catalogFor = (principal: Principal, idempotencyTtlSeconds: number): ReadonlyArray<CatalogEntry> => {
   const visible =
-    principal.kind === "admin" ? catalog : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
+    principal.kind === "admin"
+      ? catalog
+      : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
   const description = idempotencyKeyDescription(idempotencyTtlSeconds)
   return visible.map((entry) => withIdempotencyArgument(entry, description))
 }

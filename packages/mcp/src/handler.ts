@@ -118,7 +118,10 @@ export const createMcpHandler = ({
     const server = createServer(ctx, catalogFor(principal, idempotencyTtlSeconds), fixtures, (outcome) => {
       escalated ??= outcome
     })
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true
+    })
     try {
       await server.connect(transport)
       const response = await transport.handleRequest(req, { parsedBody: messages })

@@ -18,7 +18,14 @@ import { COMPANY_TOOLS } from "./spec.js"
 
 const ADMIN_KEY = "test-admin-key-0123456789"
 const URL_MCP = "http://localhost/mcp"
-const ADMIN_TOOLS = ["create_api_key", "create_empresa", "get_empresa", "list_api_keys", "revoke_api_key", "update_empresa"]
+const ADMIN_TOOLS = [
+  "create_api_key",
+  "create_empresa",
+  "get_empresa",
+  "list_api_keys",
+  "revoke_api_key",
+  "update_empresa"
+]
 
 let runtime: CoreRuntime
 let handler: McpHandler
@@ -100,7 +107,8 @@ const callTool = async (key: string, name: string, args: Record<string, unknown>
   return body.result
 }
 
-const textOf = (result: CallToolResult) => result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
+const textOf = (result: CallToolResult) =>
+  result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
 
 /** `n` get_points_balance calls as one JSON-RPC batch. */
 const balanceCalls = (clientId: string, n: number) =>
@@ -179,7 +187,10 @@ describe("MCP handler: protocol", () => {
     for (const args of [[], null, "x", 1]) {
       const { response, body } = await rpc(key, "tools/call", { name: "list_clients", arguments: args })
       expect(response.status).toBe(200)
-      expect(body.error, JSON.stringify(args)).toMatchObject({ code: -32602, message: expect.stringContaining("arguments") })
+      expect(body.error, JSON.stringify(args)).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining("arguments")
+      })
     }
   })
 })
@@ -221,7 +232,9 @@ describe("MCP handler: catalog", () => {
 
   it("every tool schema is JSON Schema 2020-12 that reads the same under draft-07", async () => {
     const tools = await listTools(ADMIN_KEY)
-    const schemas = tools.flatMap((tool) => (tool.outputSchema === undefined ? [tool.inputSchema] : [tool.inputSchema, tool.outputSchema]))
+    const schemas = tools.flatMap((tool) =>
+      tool.outputSchema === undefined ? [tool.inputSchema] : [tool.inputSchema, tool.outputSchema]
+    )
     const keywords = new Set<string>()
     const collect = (node: unknown): void => {
       if (typeof node !== "object" || node === null) return
@@ -237,7 +250,15 @@ describe("MCP handler: catalog", () => {
     expect(undeclared).toEqual(undeclared.map(() => ({ type: "object", properties: {} })))
     // Keywords whose meaning changed after draft-07: the SDK client's Ajv reads outputSchema as
     // draft-07, so e.g. a tuple's 2020-12 `items: false` would reject every valid result.
-    const changed = ["prefixItems", "$ref", "$defs", "$dynamicRef", "$anchor", "unevaluatedProperties", "unevaluatedItems"]
+    const changed = [
+      "prefixItems",
+      "$ref",
+      "$defs",
+      "$dynamicRef",
+      "$anchor",
+      "unevaluatedProperties",
+      "unevaluatedItems"
+    ]
     expect(changed.filter((keyword) => keywords.has(keyword))).toEqual([])
   })
 })
@@ -274,7 +295,11 @@ describe("MCP handler: tool calls", () => {
     expect(textOf(result)).toMatch(/points: .*greater_than_equal/)
     expect(textOf(result)).toMatch(/bogus: .*extra_forbidden/)
 
-    const longKey = await callTool(key, "credit_points", { client_id: client.id, points: 5, idempotency_key: "k".repeat(256) })
+    const longKey = await callTool(key, "credit_points", {
+      client_id: client.id,
+      points: 5,
+      idempotency_key: "k".repeat(256)
+    })
     expect(longKey.isError).toBe(true)
     expect(textOf(longKey)).toMatch(/idempotency_key: /)
 
@@ -339,7 +364,9 @@ describe("MCP handler: tool calls", () => {
     const { key } = await createTenant()
     const response = await post(balanceCalls(crypto.randomUUID(), 101), { "x-api-key": key })
     expect(response.status).toBe(400)
-    expect(await response.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining("must not exceed 100") } })
+    expect(await response.json()).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining("must not exceed 100") }
+    })
   })
 })
 
@@ -386,7 +413,10 @@ describe("MCP handler: HTTP refusals", () => {
   it("a body over the limit is 413 with a detail body, whether its length is declared or not", async () => {
     const { key } = await createTenant()
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } })
-    const declaredOrNot: ReadonlyArray<Record<string, string>> = [{ "x-api-key": key }, { "x-api-key": key, "content-length": String(big.length) }]
+    const declaredOrNot: ReadonlyArray<Record<string, string>> = [
+      { "x-api-key": key },
+      { "x-api-key": key, "content-length": String(big.length) }
+    ]
     for (const headers of declaredOrNot) {
       const response = await post(JSON.parse(big), headers)
       expect(response.status).toBe(413)

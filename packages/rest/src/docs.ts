@@ -23,7 +23,9 @@ export const docsAsset = (name: string): Response => {
     body = readFileSync(join(assetsDir, name))
     cache.set(name, body)
   }
-  return new Response(new Uint8Array(body), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } })
+  return new Response(new Uint8Array(body), {
+    headers: { "content-type": type, "cache-control": "public, max-age=86400" }
+  })
 }
 
 export const docsPage = (specUrl: string, assetsBase: string): Response =>

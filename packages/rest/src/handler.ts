@@ -97,7 +97,11 @@ const libraryRequest = async (
   const withUrl = () =>
     new Proxy(req, {
       get: (target, prop) =>
-        prop === "url" ? url : prop === "query" ? (query ??= queryOf(new URL(req.url))) : Reflect.get(target, prop, target)
+        prop === "url"
+          ? url
+          : prop === "query"
+            ? (query ??= queryOf(new URL(req.url)))
+            : Reflect.get(target, prop, target)
     })
   const type = req.headers.get("content-type")
   // The library answers these itself (404, 415) without looking at the body.
@@ -124,13 +128,20 @@ const libraryRequest = async (
  * that table on every request). Its error body is replaced by core's problem mapping, and the
  * context's response headers (rate limit, replay marker) go on every response, errors included.
  */
-export const createRestHandler = ({ runtime, router, endpoint, maxBodyBytes = DEFAULT_MAX_BODY_BYTES }: RestHandlerOptions) => {
+export const createRestHandler = ({
+  runtime,
+  router,
+  endpoint,
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES
+}: RestHandlerOptions) => {
   const successStatus = new Map<string, number>()
-  for (const { path, meta } of catalogueOf(router)) if (meta.successStatus !== undefined) successStatus.set(path, meta.successStatus)
+  for (const { path, meta } of catalogueOf(router))
+    if (meta.successStatus !== undefined) successStatus.set(path, meta.successStatus)
 
   const procedureAt = createProcedureCache(router)
   const routeOf: RouteOf = (method, path) =>
-    procedureAt(method as OpenApiMethod, normalizePath(path))?.procedure?.procedure._def.meta as ProcedureMeta | undefined
+    procedureAt(method as OpenApiMethod, normalizePath(path))?.procedure?.procedure._def.meta as
+      ProcedureMeta | undefined
 
   const exchanges = new WeakMap<object, Exchange>()
   const exchangeOf = (req: unknown) => exchanges.get(req as object)!
@@ -162,7 +173,10 @@ export const createRestHandler = ({ runtime, router, endpoint, maxBodyBytes = DE
     })
 
   return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
-    const ctx = requestContextFromHeaders(runtime, incoming.headers, { requestId: init.requestId, signal: incoming.signal })
+    const ctx = requestContextFromHeaders(runtime, incoming.headers, {
+      requestId: init.requestId,
+      signal: incoming.signal
+    })
     const exchange: Exchange = { ctx }
     const headers = ctx.resHeaders
     headers.set("content-type", JSON_TYPE)

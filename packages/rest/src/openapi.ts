@@ -42,7 +42,11 @@ const errorSchemas: Json = {
         type: "object",
         required: ["code", "message"],
         properties: {
-          code: { type: "string", description: "Stable machine code, e.g. INSUFFICIENT_POINTS", examples: ["CLIENT_EXISTS"] },
+          code: {
+            type: "string",
+            description: "Stable machine code, e.g. INSUFFICIENT_POINTS",
+            examples: ["CLIENT_EXISTS"]
+          },
           message: { type: "string" }
         }
       }
@@ -87,9 +91,14 @@ const kindSchema = (kind: DomainError["_tag"]) =>
   kind === "ValidationFailed" ? "HTTPValidationError" : kind === "Unavailable" ? "ConflictProblem" : "Problem"
 
 const kindHeaders = (kind: DomainError["_tag"]): Json | undefined =>
-  kind === "RateLimited" ? { ...rateLimitHeaders, ...retryAfterHeader } : kind === "Unavailable" ? retryAfterHeader : undefined
+  kind === "RateLimited"
+    ? { ...rateLimitHeaders, ...retryAfterHeader }
+    : kind === "Unavailable"
+      ? retryAfterHeader
+      : undefined
 
-const kindResponse = (kind: DomainError["_tag"]) => problem(ERROR_KINDS[kind].meaning, kindSchema(kind), kindHeaders(kind))
+const kindResponse = (kind: DomainError["_tag"]) =>
+  problem(ERROR_KINDS[kind].meaning, kindSchema(kind), kindHeaders(kind))
 
 /** A 409 naming each code the operation declares, for people (the list) and generators (`oneOf`). */
 const conflictResponse = (codes: ReadonlyArray<RefusalCode>) => ({
@@ -102,7 +111,9 @@ const conflictResponse = (codes: ReadonlyArray<RefusalCode>) => ({
       schema: {
         allOf: [ref("ConflictProblem")],
         properties: {
-          detail: { properties: { code: { oneOf: codes.map((code) => ({ const: code, description: REFUSALS[code] })) } } }
+          detail: {
+            properties: { code: { oneOf: codes.map((code) => ({ const: code, description: REFUSALS[code] })) } }
+          }
         }
       }
     }
@@ -155,8 +166,7 @@ export const openApiDocument = ({ router, title, description, baseUrl, idempoten
     if (!meta.openapi) continue
     const method = meta.openapi.method.toLowerCase()
     const operation = doc.paths[meta.openapi.path]?.[method] as
-      | (Json & { responses: Json; parameters?: Json[] })
-      | undefined
+      (Json & { responses: Json; parameters?: Json[] }) | undefined
     if (operation === undefined) continue
     const isPublic = meta.scope === "public"
     const { "200": ok, ...rest } = operation.responses

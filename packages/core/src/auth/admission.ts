@@ -25,7 +25,11 @@ export interface Admission {
 
 /** Whether `a` counts further into the budget than `b`: a later minute, fewer remaining, or over it. */
 const isLater = (a: RateWindow, b: RateWindow) =>
-  a.reset !== b.reset ? a.reset > b.reset : a.remaining !== b.remaining ? a.remaining < b.remaining : a.exceeded && !b.exceeded
+  a.reset !== b.reset
+    ? a.reset > b.reset
+    : a.remaining !== b.remaining
+      ? a.remaining < b.remaining
+      : a.exceeded && !b.exceeded
 
 /**
  * Counts one call against the key's budget. The calls of one request finish in any order, so the

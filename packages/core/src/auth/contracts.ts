@@ -2,7 +2,9 @@ import { z } from "zod"
 import { Timestamp } from "../contracts.js"
 import { EmpresaId, KeyId } from "../ids.js"
 
-export const ApiKeyScope = z.enum(["empresa", "admin"]).describe("empresa: the company API and tools; admin: platform administration")
+export const ApiKeyScope = z
+  .enum(["empresa", "admin"])
+  .describe("empresa: the company API and tools; admin: platform administration")
 export type ApiKeyScope = z.infer<typeof ApiKeyScope>
 
 export const ApiKeyRecord = z.object({

@@ -59,7 +59,9 @@ const sharedCounters = Effect.gen(function* () {
         batch.forEach((waiter, i) =>
           waiter.resume(
             Exit.isSuccess(exit)
-              ? Effect.succeed(windowOf(exit.value.count - batch.length + 1 + i, waiter.limit, exit.value.reset, exit.value.now))
+              ? Effect.succeed(
+                  windowOf(exit.value.count - batch.length + 1 + i, waiter.limit, exit.value.reset, exit.value.now)
+                )
               : Effect.failCause(exit.cause).pipe(Effect.orDie)
           )
         )

@@ -90,7 +90,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       if (cached !== undefined) return cached
       const since = cache.epoch()
       // The touch is throttled to once a minute so authentication stays a read on the hot path.
-      const rows = yield* sql<{ id: KeyId; empresa_id: EmpresaId; scope: ApiKeyScope; revoked: boolean; api_access: boolean }>`
+      const rows = yield* sql<{
+        id: KeyId
+        empresa_id: EmpresaId
+        scope: ApiKeyScope
+        revoked: boolean
+        api_access: boolean
+      }>`
         WITH k AS (
           SELECT k.id, k.empresa_id, k.scope, k.revoked_at IS NOT NULL AS revoked, e.api_access
           FROM api_keys k JOIN empresas e ON e.id = k.empresa_id
@@ -117,7 +123,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return authenticated
     })
 
-    const create = Effect.fn("ApiKeys.create")(function* (empresaId: EmpresaId, input: { name: string; scope: ApiKeyScope }) {
+    const create = Effect.fn("ApiKeys.create")(function* (
+      empresaId: EmpresaId,
+      input: { name: string; scope: ApiKeyScope }
+    ) {
       const { key, prefix, hash } = newKey()
       const rows = yield* sql<ApiKeyRow>`
         INSERT INTO api_keys (empresa_id, name, scope, prefix, key_hash)

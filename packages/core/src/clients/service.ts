@@ -22,7 +22,9 @@ const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, creat
 const loginOf = (email: string | undefined) => email ?? `client+${crypto.randomUUID()}@no-email.invalid`
 
 /** One imported row checked on its own against create_client's rules; blank cells are absent. */
-const validateRow = (row: ImportClientRow): { data: CreateClientInput } | { errors: NonNullable<ImportRowResult["errors"]> } => {
+const validateRow = (
+  row: ImportClientRow
+): { data: CreateClientInput } | { errors: NonNullable<ImportRowResult["errors"]> } => {
   const given = Object.fromEntries(
     IMPORT_COLUMNS.flatMap((field) => {
       const value = row[field]?.trim()
@@ -76,7 +78,8 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
     })
 
     const get = Effect.fn("Clients.get")(function* (empresaId: EmpresaId, clientId: ClientId) {
-      const [row] = yield* sql<Client>`SELECT ${columns} FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
+      const [row] =
+        yield* sql<Client>`SELECT ${columns} FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
       return row
     })
@@ -96,13 +99,14 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
         INSERT INTO clients (empresa_id, user_id, nome, email, telefone, cpf)
         VALUES (${empresaId}, ${user!.id}, ${input.nome}, ${input.email ?? null}, ${input.telefone ?? null}, ${input.cpf ?? null})
         RETURNING ${columns}`.pipe(
-        onUniqueViolation((constraint) =>
-          new Conflict({
-            code: "CLIENT_EXISTS",
-            message: constraint.includes("cpf")
-              ? "A client with this CPF already exists in this empresa"
-              : "A client with this email already exists in this empresa"
-          })
+        onUniqueViolation(
+          (constraint) =>
+            new Conflict({
+              code: "CLIENT_EXISTS",
+              message: constraint.includes("cpf")
+                ? "A client with this CPF already exists in this empresa"
+                : "A client with this email already exists in this empresa"
+            })
         )
       )
       return row!
@@ -144,10 +148,16 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       const seen = new Set<string>()
       const fresh: Array<{ index: number; data: CreateClientInput; login: string }> = []
       for (const { index, data } of candidates) {
-        const keys = [data.email && `email:${data.email}`, data.cpf && `cpf:${data.cpf}`].filter((k): k is string => !!k)
+        const keys = [data.email && `email:${data.email}`, data.cpf && `cpf:${data.cpf}`].filter(
+          (k): k is string => !!k
+        )
         const clientId = keys.map((k) => existingId.get(k)).find((id) => id !== undefined)
         if (clientId !== undefined || keys.some((k) => seen.has(k))) {
-          results[index] = { row: input.rows[index]!.row, status: "skipped", ...(clientId !== undefined && { client_id: clientId }) }
+          results[index] = {
+            row: input.rows[index]!.row,
+            status: "skipped",
+            ...(clientId !== undefined && { client_id: clientId })
+          }
           continue
         }
         for (const k of keys) seen.add(k)
@@ -188,12 +198,18 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
         for (const { index, login } of fresh) {
           const clientId = clientOf.get(userOf.get(login.toLowerCase())!)
           const row = input.rows[index]!.row
-          results[index] = clientId !== undefined ? { row, status: "created", client_id: clientId } : { row, status: "skipped" }
+          results[index] =
+            clientId !== undefined ? { row, status: "created", client_id: clientId } : { row, status: "skipped" }
         }
       }
 
       const count = (status: ImportRowResult["status"]) => results.filter((r) => r.status === status).length
-      return { created: count("created"), skipped: count("skipped"), invalid: count("invalid"), results } satisfies ImportClientsResult
+      return {
+        created: count("created"),
+        skipped: count("skipped"),
+        invalid: count("invalid"),
+        results
+      } satisfies ImportClientsResult
     }, sql.withTransaction)
 
     return sqlErrorsAsDefects({ list, get, create, import: importMany })

@@ -11,7 +11,9 @@ export const Coupon = z
     id: Uuid,
     uid: CouponUid.describe("The code the client shows: 8 upper-case characters without 0/O/1/I/L"),
     status: CouponStatus,
-    kind: z.enum(["points", "product"]).describe("points: worth `valor` in BRL; product: worth one unit of the product"),
+    kind: z
+      .enum(["points", "product"])
+      .describe("points: worth `valor` in BRL; product: worth one unit of the product"),
     valor: z
       .number()
       .nullable()
@@ -54,7 +56,9 @@ export const GenerateCouponInput = z
     points: JsonNumber(z.number().int().min(1).max(1_000_000_000))
       .optional()
       .describe("Points to convert into a coupon worth points x point_value BRL; send this or product_id"),
-    product_id: ProductId.optional().describe("Product the coupon is good for, paid with its points_cost; send this or points")
+    product_id: ProductId.optional().describe(
+      "Product the coupon is good for, paid with its points_cost; send this or points"
+    )
   })
   .superRefine((input, ctx) => {
     if (input.points === undefined && input.product_id === undefined) {

@@ -49,7 +49,8 @@ const descriptionOf = (coupon: Coupon) =>
 const refusals = {
   expired: (coupon: Coupon) =>
     new Conflict({ code: "COUPON_EXPIRED", message: `Coupon ${coupon.uid} expired at ${coupon.expires_at}` }),
-  cancelled: (coupon: Coupon) => new Conflict({ code: "COUPON_CANCELLED", message: `Coupon ${coupon.uid} was cancelled` }),
+  cancelled: (coupon: Coupon) =>
+    new Conflict({ code: "COUPON_CANCELLED", message: `Coupon ${coupon.uid} was cancelled` }),
   used: (coupon: Coupon) =>
     new Conflict({ code: "COUPON_USED", message: `Coupon ${coupon.uid} was already used at ${coupon.used_at}` })
 }
@@ -101,7 +102,9 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         SELECT ${columns} FROM coupons WHERE ${sql.and(filters)}
         ORDER BY created_at DESC, id DESC
         LIMIT ${input.per_page} OFFSET ${(input.page - 1) * input.per_page}`
-      const [count] = yield* sql<{ total: number }>`SELECT count(*)::int AS total FROM coupons WHERE ${sql.and(filters)}`
+      const [count] = yield* sql<{
+        total: number
+      }>`SELECT count(*)::int AS total FROM coupons WHERE ${sql.and(filters)}`
       return pageOf(rows, count?.total ?? 0, input.page, input.per_page)
     })
 

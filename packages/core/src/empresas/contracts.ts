@@ -23,13 +23,20 @@ export const EmpresaSettings = z.strictObject({
     .refine(isTimeZone, "Unknown IANA time zone")
     .optional()
     .describe("IANA time zone that the database knows, e.g. America/Sao_Paulo (the default)"),
-  point_value: JsonNumber(z.number().positive().max(1000)).optional().describe("Value in BRL of one point, for points-for-value coupons"),
-  points_per_real: JsonNumber(z.number().min(0).max(1000)).optional().describe("Points credited per BRL on NFC-e invoices"),
+  point_value: JsonNumber(z.number().positive().max(1000))
+    .optional()
+    .describe("Value in BRL of one point, for points-for-value coupons"),
+  points_per_real: JsonNumber(z.number().min(0).max(1000))
+    .optional()
+    .describe("Points credited per BRL on NFC-e invoices"),
   coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   redemption_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
   logo_url: z.url().max(2048).optional(),
-  primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c").optional()
+  primary_color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c")
+    .optional()
 })
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
@@ -47,7 +54,9 @@ const DEFAULT_SETTINGS = {
 } as const satisfies { [K in keyof Required<EmpresaSettings>]: EmpresaSettings[K] | null }
 
 /** Every setting, defaulted. */
-export type Settings = { readonly [K in keyof typeof DEFAULT_SETTINGS]: Exclude<EmpresaSettings[K], undefined> | (typeof DEFAULT_SETTINGS)[K] }
+export type Settings = {
+  readonly [K in keyof typeof DEFAULT_SETTINGS]: Exclude<EmpresaSettings[K], undefined> | (typeof DEFAULT_SETTINGS)[K]
+}
 
 /**
  * An empresa's settings as core reads them: typed, with every default filled in. The stored
@@ -63,31 +72,33 @@ const Slug = z
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "Use 1-64 lowercase letters, digits and inner hyphens")
   .describe("Public slug (id_name), used in survey links")
 
-export const Empresa = z.object({
-  id: EmpresaId,
-  name: z.string(),
-  id_name: z.string(),
-  cnpj: z.string().nullable(),
-  plan: z.string(),
-  api_access: z.boolean(),
-  settings: z.record(z.string(), z.unknown()),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).meta({
-  examples: [
-    {
-      id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
-      name: "Padaria Sol",
-      id_name: "padaria-sol",
-      cnpj: "11222333000181",
-      plan: "pro",
-      api_access: true,
-      settings: { timezone: "America/Sao_Paulo", point_value: 0.05 },
-      created_at: "2026-10-01T12:00:00.000Z",
-      updated_at: "2026-11-20T09:41:52.000Z"
-    }
-  ]
-})
+export const Empresa = z
+  .object({
+    id: EmpresaId,
+    name: z.string(),
+    id_name: z.string(),
+    cnpj: z.string().nullable(),
+    plan: z.string(),
+    api_access: z.boolean(),
+    settings: z.record(z.string(), z.unknown()),
+    created_at: Timestamp,
+    updated_at: Timestamp
+  })
+  .meta({
+    examples: [
+      {
+        id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
+        name: "Padaria Sol",
+        id_name: "padaria-sol",
+        cnpj: "11222333000181",
+        plan: "pro",
+        api_access: true,
+        settings: { timezone: "America/Sao_Paulo", point_value: 0.05 },
+        created_at: "2026-10-01T12:00:00.000Z",
+        updated_at: "2026-11-20T09:41:52.000Z"
+      }
+    ]
+  })
 export type Empresa = z.infer<typeof Empresa>
 
 export const CreateEmpresaInput = z.strictObject({

@@ -34,7 +34,9 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
     )
 
     /** Settings as stored: the time zone checked and spelled as the database spells it. */
-    const checkedSettings = Effect.fn("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(settings: S) {
+    const checkedSettings = Effect.fn("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(
+      settings: S
+    ) {
       if (settings?.timezone === undefined) return settings
       const timezone = (yield* knownTimeZones).get(settings.timezone.toLowerCase())
       if (timezone === undefined) {

@@ -21,7 +21,9 @@ const canonical = (value: unknown): unknown =>
       : value
 
 const fingerprintOf = (request: unknown) =>
-  createHash("sha256").update(JSON.stringify(canonical(request))).digest("hex")
+  createHash("sha256")
+    .update(JSON.stringify(canonical(request)))
+    .digest("hex")
 
 /**
  * Runs an effect at most once per (empresa, operation, key), recording its response in the same
@@ -78,7 +80,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
           SET fingerprint = excluded.fingerprint, response = excluded.response,
               created_at = now(), expires_at = excluded.expires_at`
         return { value, replayed: false } satisfies IdempotentResult<A>
-      }).pipe(sql.withTransaction, dieOnSqlError, Effect.withSpan("Idempotency.once", { attributes: { operation: call.operation } }))
+      }).pipe(
+        sql.withTransaction,
+        dieOnSqlError,
+        Effect.withSpan("Idempotency.once", { attributes: { operation: call.operation } })
+      )
     }
 
     const sweep = sql`DELETE FROM idempotency_keys WHERE expires_at < now()`.pipe(

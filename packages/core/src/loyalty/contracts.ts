@@ -15,9 +15,14 @@ const EXAMPLE = {
 // Programs (card definitions)
 
 const ProgramName = z.string().trim().min(1).max(200).describe("Name of the card, shown to clients")
-const StampsRequired = JsonNumber(z.number().int().min(1).max(MAX_STAMPS)).describe(`Stamps that complete a card, 1 to ${MAX_STAMPS}. A change applies to cards issued afterwards`)
+const StampsRequired = JsonNumber(z.number().int().min(1).max(MAX_STAMPS)).describe(
+  `Stamps that complete a card, 1 to ${MAX_STAMPS}. A change applies to cards issued afterwards`
+)
 const RewardDescription = z.string().trim().min(1).max(500).describe("What the client gets for a completed card")
-const ImageUrl = z.url({ protocol: /^https?$/ }).max(2048).describe("Card artwork (http or https URL)")
+const ImageUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .describe("Card artwork (http or https URL)")
 
 export const LoyaltyProgram = z
   .object({
@@ -26,7 +31,9 @@ export const LoyaltyProgram = z
     stamps_required: z.number().int().describe("Stamps that complete a card issued now"),
     reward_description: z.string(),
     image_url: z.string().nullable(),
-    active: z.boolean().describe("Inactive programs issue no cards and take no stamps; earned rewards can still be claimed"),
+    active: z
+      .boolean()
+      .describe("Inactive programs issue no cards and take no stamps; earned rewards can still be claimed"),
     created_at: Timestamp,
     updated_at: Timestamp
   })
@@ -100,7 +107,10 @@ export const LoyaltyCard = z
     program_name: z.string(),
     reward_description: z.string(),
     stamps: z.number().int().describe("Stamps collected"),
-    max_stamps: z.number().int().describe("Stamps that complete this card (the program's stamps_required when it was issued)"),
+    max_stamps: z
+      .number()
+      .int()
+      .describe("Stamps that complete this card (the program's stamps_required when it was issued)"),
     completed: z.boolean().describe("true once stamps reach max_stamps"),
     status: CardStatus,
     completed_at: Timestamp.nullable(),
@@ -115,8 +125,16 @@ export const ListCardsInput = z.strictObject({
   client_id: ClientId.optional().describe("Only this client's cards"),
   program_id: ProgramId.optional().describe("Only cards of this program"),
   status: CardStatus.optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100).describe("At most this many cards, 1 to 500; default 100"),
-  starting_after: CardId.optional().describe("Cursor: the cards issued before this card id (the last id of the previous call)")
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(500)
+    .default(100)
+    .describe("At most this many cards, 1 to 500; default 100"),
+  starting_after: CardId.optional().describe(
+    "Cursor: the cards issued before this card id (the last id of the previous call)"
+  )
 })
 export type ListCardsInput = z.infer<typeof ListCardsInput>
 
@@ -126,7 +144,9 @@ export const IssueCardInput = z.strictObject({
 })
 export type IssueCardInput = z.infer<typeof IssueCardInput>
 
-export const CardRef = z.strictObject({ card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id") })
+export const CardRef = z.strictObject({
+  card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id")
+})
 
 export const StampCardInput = z.strictObject({
   card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id"),
@@ -174,7 +194,9 @@ const claimedExample = {
 export const ClaimResult = z
   .object({
     claimed_card: LoyaltyCard.describe("The card whose reward was given, now claimed"),
-    next_card: LoyaltyCard.nullable().describe("The fresh card of the same program for the next cycle; null when the program is inactive")
+    next_card: LoyaltyCard.nullable().describe(
+      "The fresh card of the same program for the next cycle; null when the program is inactive"
+    )
   })
   .meta({
     examples: [

@@ -61,7 +61,9 @@ export const cardsRouter = router({
     .mutation(({ ctx, input }) => runEffect(ctx, LoyaltyCards.issue(ctx.empresaId, input))),
 
   stamp: idempotentCompanyProcedure
-    .concat(refuses("NOT_FOUND", "CARD_COMPLETED", "STAMPS_EXCEED_REMAINING", "PROGRAM_INACTIVE", "IDEMPOTENCY_IN_FLIGHT"))
+    .concat(
+      refuses("NOT_FOUND", "CARD_COMPLETED", "STAMPS_EXCEED_REMAINING", "PROGRAM_INACTIVE", "IDEMPOTENCY_IN_FLIGHT")
+    )
     .meta({
       openapi: {
         method: "POST",
@@ -75,7 +77,9 @@ export const cardsRouter = router({
     })
     .input(StampCardInput)
     .output(LoyaltyProgress)
-    .mutation(({ ctx, input }) => runIdempotent(ctx, "stamp_loyalty_card", input, LoyaltyCards.stamp(ctx.empresaId, input))),
+    .mutation(({ ctx, input }) =>
+      runIdempotent(ctx, "stamp_loyalty_card", input, LoyaltyCards.stamp(ctx.empresaId, input))
+    ),
 
   claim: companyProcedure
     .concat(refuses("NOT_FOUND", "CARD_NOT_COMPLETED", "CARD_ALREADY_CLAIMED"))

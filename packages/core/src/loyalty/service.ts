@@ -4,7 +4,14 @@ import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
 import { insertEvent, recordEvent } from "../timeline/events.js"
-import type { ClaimResult, IssueCardInput, ListCardsInput, LoyaltyCard, LoyaltyProgress, StampCardInput } from "./contracts.js"
+import type {
+  ClaimResult,
+  IssueCardInput,
+  ListCardsInput,
+  LoyaltyCard,
+  LoyaltyProgress,
+  StampCardInput
+} from "./contracts.js"
 
 /** A card as listed: its progress row with the program's name and reward. */
 const CARD_SELECT = `
@@ -94,8 +101,12 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
           SELECT EXISTS (SELECT 1 FROM clients WHERE empresa_id = ${empresaId} AND id = ${input.client_id}) AS client,
                  (SELECT active FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${input.program_id}) AS program_active`
         if (!found?.client) return yield* new NotFound({ resource: "Client", id: input.client_id })
-        if (found.program_active === null) return yield* new NotFound({ resource: "Loyalty program", id: input.program_id })
-        return yield* new Conflict({ code: "PROGRAM_INACTIVE", message: `Program ${input.program_id} is inactive: it issues no cards` })
+        if (found.program_active === null)
+          return yield* new NotFound({ resource: "Loyalty program", id: input.program_id })
+        return yield* new Conflict({
+          code: "PROGRAM_INACTIVE",
+          message: `Program ${input.program_id} is inactive: it issues no cards`
+        })
       }
       const [card] = yield* byIds(empresaId, [issued.id])
       return card!
@@ -156,7 +167,10 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
           message: `Card ${cardId} needs ${remaining} more stamp${remaining === 1 ? "" : "s"}; ${quantity} would exceed its ${state.max_stamps}`
         })
       }
-      return yield* new Conflict({ code: "PROGRAM_INACTIVE", message: `The program of card ${cardId} is inactive: it takes no stamps` })
+      return yield* new Conflict({
+        code: "PROGRAM_INACTIVE",
+        message: `The program of card ${cardId} is inactive: it takes no stamps`
+      })
     })
 
     /**

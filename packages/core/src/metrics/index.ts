@@ -14,5 +14,10 @@ export const layer = Layer.mergeAll(
 
 /** The analytics' services and inputs, for callers outside the router (the benchmark's baseline). */
 export { ClientBehaviorInput, LoyaltyCardMetricsInput, MetricsOverviewInput } from "./business/contracts.js"
-export { NfceMetricsInput, QuestMetricsInput, ReferralMetricsInput, ReferralPerformanceInput } from "./engagement/contracts.js"
+export {
+  NfceMetricsInput,
+  QuestMetricsInput,
+  ReferralMetricsInput,
+  ReferralPerformanceInput
+} from "./engagement/contracts.js"
 export { ClientBehaviorReport, EngagementMetrics, LoyaltyCardMetricsReport, MetricsOverviewReport }

@@ -71,6 +71,9 @@ export const seriesWithTotal = <Row extends object>(sql: SqlClient.SqlClient, ro
     FROM filled m
     ORDER BY period NULLS FIRST`.pipe(
     // The first row is the total (`period` null); the series' labels are never null.
-    Effect.map(([total, ...series]) => ({ total: total!, series: series.map((row) => ({ ...row, period: row.period! })) }))
+    Effect.map(([total, ...series]) => ({
+      total: total!,
+      series: series.map((row) => ({ ...row, period: row.period! }))
+    }))
   )
 }

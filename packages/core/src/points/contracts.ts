@@ -2,11 +2,21 @@ import { z } from "zod"
 import { JsonNumber, Uuid } from "../contracts.js"
 import { ClientId, EmpresaId } from "../ids.js"
 
-export const PointsBalance = z.object({
-  client_id: ClientId,
-  balance: z.number().int().describe("Points available to spend"),
-  empresa_id: EmpresaId
-}).meta({ examples: [{ client_id: "18e80772-42c3-4276-ae21-37f63b69427a", balance: 120, empresa_id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b" }] })
+export const PointsBalance = z
+  .object({
+    client_id: ClientId,
+    balance: z.number().int().describe("Points available to spend"),
+    empresa_id: EmpresaId
+  })
+  .meta({
+    examples: [
+      {
+        client_id: "18e80772-42c3-4276-ae21-37f63b69427a",
+        balance: 120,
+        empresa_id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b"
+      }
+    ]
+  })
 
 export const CreditPointsInput = z.strictObject({
   client_id: ClientId,

@@ -46,9 +46,14 @@ export const ProductList = z.array(Product)
 const fields = {
   name: z.string().trim().min(1).max(200).describe("Display name"),
   description: z.string().trim().max(2000).describe("Shown to clients"),
-  image_url: z.url({ protocol: /^https?$/ }).max(2048).describe("http(s) URL of the product picture"),
+  image_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .describe("http(s) URL of the product picture"),
   category: z.string().trim().min(1).max(100).describe("Free-text category, e.g. bebidas; list_products filters on it"),
-  points_cost: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points a client spends to get one unit, at least 1"),
+  points_cost: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe(
+    "Points a client spends to get one unit, at least 1"
+  ),
   price: Money.describe("Reference cash price in BRL, cents precision"),
   stock: Stock.describe("Units left; null means unlimited"),
   active: Flag.describe("Inactive products are hidden from clients and cannot be obtained")
@@ -86,8 +91,8 @@ export const ListProductsInput = z.strictObject({
   // Described before optional(): the OpenAPI generator unwraps optional query parameters.
   category: z.string().trim().min(1).max(100).describe("Only this category (case-insensitive exact match)").optional(),
   search: z.string().trim().min(1).max(100).describe("Case-insensitive match on name or description").optional(),
-  include_unavailable: QueryFlag
-    .default(false)
-    .describe("Also list inactive and sold-out (stock 0) products: true or false (default false)")
+  include_unavailable: QueryFlag.default(false).describe(
+    "Also list inactive and sold-out (stock 0) products: true or false (default false)"
+  )
 })
 export type ListProductsInput = z.infer<typeof ListProductsInput>

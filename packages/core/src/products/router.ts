@@ -1,5 +1,12 @@
 import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
-import { CreateProductInput, ListProductsInput, Product, ProductList, ProductRef, UpdateProductInput } from "./contracts.js"
+import {
+  CreateProductInput,
+  ListProductsInput,
+  Product,
+  ProductList,
+  ProductRef,
+  UpdateProductInput
+} from "./contracts.js"
 import { Products } from "./service.js"
 
 const tags = ["Products"]

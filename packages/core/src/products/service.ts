@@ -9,7 +9,6 @@ import type { CreateProductInput, ListProductsInput, Product, UpdateProductInput
 const PRODUCT_COLUMNS =
   "id, name, description, image_url, category, points_cost, price, stock, active, created_at, updated_at"
 
-
 export class Products extends Effect.Service<Products>()("core/Products", {
   accessors: true,
   effect: Effect.gen(function* () {
@@ -67,7 +66,11 @@ export class Products extends Effect.Service<Products>()("core/Products", {
      * the units are for; a refusal is `OUT_OF_STOCK`. Whether the product is active is the caller's
      * rule, checked with the rest of its own.
      */
-    const takeStock = Effect.fn("Products.takeStock")(function* (empresaId: EmpresaId, productId: ProductId, quantity: number) {
+    const takeStock = Effect.fn("Products.takeStock")(function* (
+      empresaId: EmpresaId,
+      productId: ProductId,
+      quantity: number
+    ) {
       const [row] = yield* sql<Product>`
         UPDATE products SET stock = stock - ${quantity}, updated_at = now()
         WHERE empresa_id = ${empresaId} AND id = ${productId} AND (stock IS NULL OR stock >= ${quantity})
@@ -81,7 +84,11 @@ export class Products extends Effect.Service<Products>()("core/Products", {
     })
 
     /** Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited. */
-    const returnStock = Effect.fn("Products.returnStock")(function* (empresaId: EmpresaId, productId: ProductId, quantity: number) {
+    const returnStock = Effect.fn("Products.returnStock")(function* (
+      empresaId: EmpresaId,
+      productId: ProductId,
+      quantity: number
+    ) {
       yield* sql`UPDATE products SET stock = stock + ${quantity}, updated_at = now()
                  WHERE empresa_id = ${empresaId} AND id = ${productId} AND stock IS NOT NULL`
     })

@@ -22,7 +22,12 @@ const RatingField = z
     type: z.literal("rating"),
     ...fieldText,
     min: z.number().int().min(0).max(10).describe("Lowest score on the scale, 0..10 (e.g. 1 for CSAT, 0 for NPS)"),
-    max: z.number().int().min(1).max(10).describe("Highest score on the scale, 1..10, above min (e.g. 5 for CSAT, 10 for NPS)")
+    max: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .describe("Highest score on the scale, 1..10, above min (e.g. 5 for CSAT, 10 for NPS)")
   })
   .refine((f) => f.min < f.max, { message: "max must be greater than min", path: ["max"] })
   .describe("A whole-number score from min to max")
@@ -61,10 +66,14 @@ export const Quest = z
     valid_until: Timestamp.nullable().describe("After this instant the survey is no longer served; null: no end"),
     cta_review_on_promoter: z
       .boolean()
-      .describe("Custom surveys: offer the review link to promoters (CSAT 5, NPS 9-10). The standard survey always does when the empresa has a review link"),
+      .describe(
+        "Custom surveys: offer the review link to promoters (CSAT 5, NPS 9-10). The standard survey always does when the empresa has a review link"
+      ),
     is_public: z.boolean().describe("Served on the public survey routes"),
     active: z.boolean().describe("Switched on; a paused survey is never served"),
-    is_default: z.boolean().describe("The empresa's standard survey, created automatically; its type and questions are fixed"),
+    is_default: z
+      .boolean()
+      .describe("The empresa's standard survey, created automatically; its type and questions are fixed"),
     created_at: Timestamp,
     updated_at: Timestamp
   })
@@ -78,7 +87,14 @@ export const Quest = z
         research: {
           fields: [
             { id: "csat", type: "rating", label: "Como você avalia sua experiência?", required: true, min: 1, max: 5 },
-            { id: "nps", type: "rating", label: "De 0 a 10, o quanto você nos recomendaria a um amigo?", required: true, min: 0, max: 10 },
+            {
+              id: "nps",
+              type: "rating",
+              label: "De 0 a 10, o quanto você nos recomendaria a um amigo?",
+              required: true,
+              min: 0,
+              max: 10
+            },
             { id: "comment", type: "text", label: "Quer deixar um comentário?", required: false }
           ]
         },
@@ -104,12 +120,17 @@ export const CreateQuestInput = z.strictObject({
   name: Name.describe("Survey title shown to respondents"),
   description: Description.default("").describe("Intro text shown to respondents"),
   survey_type: z
-    .literal("custom", "Only custom surveys can be created; the standard survey is the default one, created automatically")
+    .literal(
+      "custom",
+      "Only custom surveys can be created; the standard survey is the default one, created automatically"
+    )
     .default("custom")
     .describe("Always custom: the standard CSAT/NPS survey exists by default"),
   research: Research,
   valid_until: ValidUntil.optional().describe("Stop serving after this instant (ISO 8601); absent or null: no end"),
-  cta_review_on_promoter: Flag.default(false).describe("Offer the empresa's review link to promoters (CSAT 5, NPS 9-10)"),
+  cta_review_on_promoter: Flag.default(false).describe(
+    "Offer the empresa's review link to promoters (CSAT 5, NPS 9-10)"
+  ),
   is_public: Flag.default(true).describe("Serve it on the public survey routes"),
   active: Flag.default(true).describe("Switched on; a paused survey is never served")
 })

@@ -72,7 +72,8 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
       const set: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       if (research !== undefined) set["research"] = jsonb(research)
       if (Object.keys(set).length === 0) {
-        const [row] = yield* sql<Quest>`SELECT ${columns} FROM quests WHERE empresa_id = ${empresaId} AND id = ${quest_id}`
+        const [row] =
+          yield* sql<Quest>`SELECT ${columns} FROM quests WHERE empresa_id = ${empresaId} AND id = ${quest_id}`
         return row!
       }
       const [row] = yield* sql<Quest>`

@@ -53,7 +53,9 @@ export const CreateCampaignInput = z
     referrer_bonus: Bonus.describe("Points for the referrer when a referral completes, an integer >= 0"),
     referred_bonus: Bonus.describe("Points for the referred client when the referral completes, an integer >= 0"),
     starts_at: Instant.optional().describe("Start of the window (ISO 8601, inclusive); default: now"),
-    ends_at: Instant.nullable().optional().describe("End of the window (ISO 8601, exclusive), after starts_at; absent or null: open-ended"),
+    ends_at: Instant.nullable()
+      .optional()
+      .describe("End of the window (ISO 8601, exclusive), after starts_at; absent or null: open-ended"),
     active: Flag.default(true).describe("Whether the campaign can run; inactive campaigns never overlap anything")
   })
   .refine(windowIsOrdered, windowMessage)

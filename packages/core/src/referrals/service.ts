@@ -27,7 +27,9 @@ const onBadWindow =
       (error) => isCheckViolation(error) && constraintOf(error) === "referral_campaigns_window_check",
       () =>
         Effect.fail(
-          new ValidationFailed({ issues: [{ loc: ["body", field], msg: "ends_at must be after starts_at", type: "value_error" }] })
+          new ValidationFailed({
+            issues: [{ loc: ["body", field], msg: "ends_at must be after starts_at", type: "value_error" }]
+          })
         )
     )
 
@@ -42,10 +44,14 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
      * check that follows sees every committed campaign and no concurrent writer slips past it.
      * NO KEY UPDATE leaves foreign-key checks against the empresa unblocked.
      */
-    const lockCampaigns = (empresaId: EmpresaId) => sql`SELECT id FROM empresas WHERE id = ${empresaId} FOR NO KEY UPDATE`
+    const lockCampaigns = (empresaId: EmpresaId) =>
+      sql`SELECT id FROM empresas WHERE id = ${empresaId} FOR NO KEY UPDATE`
 
     /** At most one active campaign covers any instant: the referral flow pays "the" running one. */
-    const refuseOverlap = Effect.fn("ReferralCampaigns.refuseOverlap")(function* (empresaId: EmpresaId, campaignId: CampaignId) {
+    const refuseOverlap = Effect.fn("ReferralCampaigns.refuseOverlap")(function* (
+      empresaId: EmpresaId,
+      campaignId: CampaignId
+    ) {
       const [other] = yield* sql<{ id: CampaignId; name: string }>`
         SELECT o.id, o.name
         FROM referral_campaigns c

@@ -18,14 +18,19 @@ export const Reward = z
     id: RewardId,
     product: RewardProduct,
     pontos_necessarios: z.number().int().describe("Points a client spends per redemption"),
-    cashback_value: z.number().nullable().describe("Cashback in BRL credited to the client per redemption; null for none"),
+    cashback_value: z
+      .number()
+      .nullable()
+      .describe("Cashback in BRL credited to the client per redemption; null for none"),
     stock: z.number().int().nullable().describe("Redemptions left; null means unlimited"),
     expires_at: Timestamp.nullable().describe("After this instant it cannot be redeemed; null never expires"),
     per_user_limit: z.number().int().nullable().describe("Redemptions allowed per client; null means no limit"),
     active: z.boolean(),
     available: z
       .boolean()
-      .describe("Redeemable now: active, its product active, not expired and stock left (a client still needs the points)"),
+      .describe(
+        "Redeemable now: active, its product active, not expired and stock left (a client still needs the points)"
+      ),
     created_at: Timestamp,
     updated_at: Timestamp
   })
@@ -59,7 +64,9 @@ export const RewardList = z.array(Reward)
 const Future = Instant.refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
 
 const fields = {
-  pontos_necessarios: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points a client spends per redemption, at least 1"),
+  pontos_necessarios: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe(
+    "Points a client spends per redemption, at least 1"
+  ),
   cashback_value: Money.describe("Cashback in BRL credited to the client per redemption, cents precision"),
   stock: Stock.describe("Redemptions left; null means unlimited"),
   expires_at: Future.describe("ISO 8601 instant in the future after which the reward cannot be redeemed"),
@@ -69,11 +76,16 @@ const fields = {
 
 export const CreateRewardInput = z.strictObject({
   product_id: ProductId.describe("The empresa's product this reward delivers"),
-  pontos_necessarios: fields.pontos_necessarios.optional().describe("Points per redemption; default: the product's points_cost"),
+  pontos_necessarios: fields.pontos_necessarios
+    .optional()
+    .describe("Points per redemption; default: the product's points_cost"),
   cashback_value: fields.cashback_value.nullable().optional(),
   stock: fields.stock.nullable().optional().describe("Redemptions available; omit or null for unlimited"),
   expires_at: fields.expires_at.nullable().optional(),
-  per_user_limit: fields.per_user_limit.nullable().optional().describe("Redemptions allowed per client; omit or null for no limit"),
+  per_user_limit: fields.per_user_limit
+    .nullable()
+    .optional()
+    .describe("Redemptions allowed per client; omit or null for no limit"),
   active: fields.active.default(true)
 })
 export type CreateRewardInput = z.infer<typeof CreateRewardInput>
@@ -95,8 +107,8 @@ export const RewardRef = z.strictObject({ reward_id: RewardId.describe("Reward i
 export const ListRewardsInput = z.strictObject({
   // Described before optional(): the OpenAPI generator unwraps optional query parameters.
   product_id: ProductId.describe("Only rewards of this product").optional(),
-  include_unavailable: QueryFlag
-    .default(false)
-    .describe("Also list inactive, expired and sold-out rewards, and those of inactive products: true or false (default false)")
+  include_unavailable: QueryFlag.default(false).describe(
+    "Also list inactive, expired and sold-out rewards, and those of inactive products: true or false (default false)"
+  )
 })
 export type ListRewardsInput = z.infer<typeof ListRewardsInput>

@@ -110,7 +110,11 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
      * transaction; a refusal is `OUT_OF_STOCK`. Activity, expiry and the client's points and limit
      * are the redeemer's checks.
      */
-    const takeStock = Effect.fn("Rewards.takeStock")(function* (empresaId: EmpresaId, rewardId: RewardId, quantity: number) {
+    const takeStock = Effect.fn("Rewards.takeStock")(function* (
+      empresaId: EmpresaId,
+      rewardId: RewardId,
+      quantity: number
+    ) {
       const [row] = yield* sql<Row>`
         WITH r AS (
           UPDATE rewards SET stock = stock - ${quantity}, updated_at = now()

@@ -14,7 +14,11 @@ const TimelineItem = z
     description: z.string().nullable(),
     points: z.number().int().describe("Points this event added; negative when points were spent"),
     empresa: z.object({ id: EmpresaId, name: z.string(), logo_url: z.string().nullable() }).nullable(),
-    metadata: z.record(z.string(), z.unknown()).describe("Per type: purchase nfce_id, valor_total, items_count; reward reward_uid, product_name; referral referred_name, referral_id; interaction interaction_type, quest_name"),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .describe(
+        "Per type: purchase nfce_id, valor_total, items_count; reward reward_uid, product_name; referral referred_name, referral_id; interaction interaction_type, quest_name"
+      ),
     created_at: Timestamp
   })
   .meta({

@@ -16,7 +16,9 @@ const Ratio = z.number().min(0).max(1)
 /** The reporting window every analytic echoes, so a reader knows exactly what was counted. */
 const WindowFields = {
   period_days: z.number().int().describe("The window's length in days (the `days` parameter)"),
-  from: Timestamp.describe("Start of the window: local midnight (empresa's time zone) `period_days - 1` days ago, inclusive"),
+  from: Timestamp.describe(
+    "Start of the window: local midnight (empresa's time zone) `period_days - 1` days ago, inclusive"
+  ),
   to: Timestamp.describe("End of the window: the moment of the request, exclusive"),
   timezone: z.string().describe("IANA time zone of the empresa; days, weeks and months are its local calendar")
 }
@@ -35,7 +37,9 @@ export type LoyaltyCardMetricsInput = z.infer<typeof LoyaltyCardMetricsInput>
 
 const LoyaltyStampsByPeriod = z
   .object({
-    period: z.string().describe("Local start of the period: YYYY-MM-DD for a day or a week (its Monday), YYYY-MM for a month"),
+    period: z
+      .string()
+      .describe("Local start of the period: YYYY-MM-DD for a day or a week (its Monday), YYYY-MM for a month"),
     stamps: Count.default(0).describe("Stamps given in the period (sum of each stamp's quantity)"),
     completions: Count.default(0).describe("Cards that reached their goal in the period")
   })
@@ -55,11 +59,15 @@ export const LoyaltyCardMetrics = z
     avg_days_to_complete: z
       .number()
       .nullable()
-      .describe("Average days from issue to completion of the cards completed in the window (2 decimals); null when none was"),
+      .describe(
+        "Average days from issue to completion of the cards completed in the window (2 decimals); null when none was"
+      ),
     avg_stamps_per_active_card: z
       .number()
       .default(0)
-      .describe("Current state: average stamps on the cards still collecting (status active), 2 decimals; 0 when there are none"),
+      .describe(
+        "Current state: average stamps on the cards still collecting (status active), 2 decimals; 0 when there are none"
+      ),
     cards_active: Count.default(0).describe("Current state: cards collecting stamps now (status active)"),
     cards_completed: Count.default(0).describe(
       "Cards that reached their goal in the window (completed_at in the window), whether or not the reward was claimed since"
@@ -70,7 +78,9 @@ export const LoyaltyCardMetrics = z
     cards_near_completion: Count.default(0).describe(
       "Current state: active cards one stamp from their goal (stamps = max_stamps - 1): the next stamp completes them"
     ),
-    clients_with_card: Count.default(0).describe("Current state: distinct clients holding any card (any status) of the program(s)"),
+    clients_with_card: Count.default(0).describe(
+      "Current state: distinct clients holding any card (any status) of the program(s)"
+    ),
     clients_without_card: Count.default(0).describe("Current state: the empresa's clients minus clients_with_card"),
     completion_rate: Ratio.default(0).describe(
       "A ratio from 0 to 1 (not a percentage), 4 decimals: the share of the cards issued in the window that are completed now (completed or claimed); 0 when none was issued"
@@ -87,7 +97,9 @@ export const LoyaltyCardMetrics = z
     top_clients: z
       .array(LoyaltyTopClient)
       .default([])
-      .describe("Up to 10 clients with the most stamps in the window, most first (ties: more cards completed, then client id)")
+      .describe(
+        "Up to 10 clients with the most stamps in the window, most first (ties: more cards completed, then client id)"
+      )
   })
   .meta({
     title: "LoyaltyCardMetricsResponse",
@@ -132,7 +144,9 @@ export const MetricsOverview = z
       .object({
         total: Count.describe("Clients of the empresa now"),
         new: Count.describe("Clients created in the window"),
-        active: Count.describe("Distinct clients with any timeline event in the window: every points movement, coupon, stamp, claim, referral or interaction writes one")
+        active: Count.describe(
+          "Distinct clients with any timeline event in the window: every points movement, coupon, stamp, claim, referral or interaction writes one"
+        )
       })
       .describe("Client base"),
     points: z
@@ -152,7 +166,9 @@ export const MetricsOverview = z
         expired: Count.describe("Coupons whose deadline passed in the window without use"),
         cancelled: Count.describe("Coupons cancelled in the window (their points refunded)"),
         active: Count.describe("Current state: coupons usable now (active, not past their deadline)"),
-        valor_generated: z.number().describe("Value (BRL) of the coupons generated in the window; product coupons count their product's price"),
+        valor_generated: z
+          .number()
+          .describe("Value (BRL) of the coupons generated in the window; product coupons count their product's price"),
         valor_used: z.number().describe("Value (BRL) of the coupons used in the window")
       })
       .describe("Coupons, each transition counted when it happened"),
@@ -163,7 +179,9 @@ export const MetricsOverview = z
         cancelled: Count.describe("Redemptions cancelled in the window (points refunded)"),
         expired: Count.describe("Redemptions whose deadline passed in the window without validation"),
         pending: Count.describe("Current state: redemptions awaiting validation now (not past their deadline)"),
-        points_spent: Count.describe("Points spent on the redemptions made in the window, except those cancelled since (refunded)")
+        points_spent: Count.describe(
+          "Points spent on the redemptions made in the window, except those cancelled since (refunded)"
+        )
       })
       .describe("Reward redemptions, each transition counted when it happened")
   })
@@ -173,7 +191,15 @@ export const MetricsOverview = z
         ...windowExample,
         clients: { total: 1500, new: 84, active: 612 },
         points: { issued: 48210, spent: 21500, refunded: 300, expired: 0, adjusted: 0, outstanding: 162940 },
-        coupons: { generated: 120, used: 97, expired: 6, cancelled: 3, active: 41, valor_generated: 1840.5, valor_used: 1502 },
+        coupons: {
+          generated: 120,
+          used: 97,
+          expired: 6,
+          cancelled: 3,
+          active: 41,
+          valor_generated: 1840.5,
+          valor_used: 1502
+        },
         redemptions: { created: 58, validated: 49, cancelled: 2, expired: 3, pending: 9, points_spent: 27400 }
       }
     ]
@@ -194,7 +220,9 @@ export const ClientBehavior = z
     nome: z.string().describe("Client's name"),
     client_since: Timestamp.describe("When the client joined the empresa"),
     ...WindowFields,
-    last_activity_at: Timestamp.nullable().describe("When the client's latest timeline event happened (any action, ever); null when there is none"),
+    last_activity_at: Timestamp.nullable().describe(
+      "When the client's latest timeline event happened (any action, ever); null when there is none"
+    ),
     visits: Count.describe(
       "Distinct local days (empresa's time zone) in the window with any timeline event (points movement, coupon, stamp, claim, referral, interaction): a proxy for visits"
     ),
@@ -242,7 +270,15 @@ export const ClientBehavior = z
         last_activity_at: "2026-11-21T19:02:44.000Z",
         visits: 6,
         avg_points_per_visit: 41.67,
-        points: { earned: 250, spent: 200, refunded: 0, expired: 0, balance: 120, total_earned: 1830, total_spent: 1710 },
+        points: {
+          earned: 250,
+          spent: 200,
+          refunded: 0,
+          expired: 0,
+          balance: 120,
+          total_earned: 1830,
+          total_spent: 1710
+        },
         coupons: { generated: 1, used: 1, active: 0 },
         referrals: { made: 2, completed: 1 },
         loyalty: { stamps: 5, cards_completed: 0, open_cards: 1, rewards_to_claim: 0 }

@@ -9,38 +9,46 @@ import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js
 
 const TOP_CLIENTS = 10
 
-type CardCounts = Omit<LoyaltyCardMetrics, "period_days" | "program_id" | "program_name" | "stamps_by_period" | "top_clients">
+type CardCounts = Omit<
+  LoyaltyCardMetrics,
+  "period_days" | "program_id" | "program_name" | "stamps_by_period" | "top_clients"
+>
 
 /**
  * `get_loyalty_card_metrics` (spec 2.2, 4.2.1): windowed facts come from the stamp log and the
  * cards' own instants (created_at, completed_at); current-state counts read the cards as they are.
  */
-export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsReport>()("core/LoyaltyCardMetricsReport", {
-  accessors: true,
-  dependencies: [Metrics.Default],
-  effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const metrics = yield* Metrics
+export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsReport>()(
+  "core/LoyaltyCardMetricsReport",
+  {
+    accessors: true,
+    dependencies: [Metrics.Default],
+    effect: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const metrics = yield* Metrics
 
-    const programName = (empresaId: EmpresaId, programId: ProgramId) =>
-      Effect.flatMap(
-        sql<{ name: string }>`SELECT name FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${programId}`,
-        ([row]) => (row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name))
-      )
+      const programName = (empresaId: EmpresaId, programId: ProgramId) =>
+        Effect.flatMap(
+          sql<{
+            name: string
+          }>`SELECT name FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${programId}`,
+          ([row]) =>
+            row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name)
+        )
 
-    const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
-      const programId = input.program_id ?? null
-      const name = programId === null ? null : yield* programName(empresaId, programId)
-      const window = yield* metrics.window(empresaId, input.days)
-      const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
-      const within = inWindow(sql, window)
-      const created = within(sql`created_at`)
-      const completed = within(sql`completed_at`)
+      const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
+        const programId = input.program_id ?? null
+        const name = programId === null ? null : yield* programName(empresaId, programId)
+        const window = yield* metrics.window(empresaId, input.days)
+        const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
+        const within = inWindow(sql, window)
+        const created = within(sql`created_at`)
+        const completed = within(sql`completed_at`)
 
-      // Each count reads only its own rows: the active cards, or one index range of the window.
-      // completion_rate follows the cohort issued in the window, so it stays a ratio in 0..1 (the
-      // cards completed in the window may have been issued before it).
-      const [counts] = yield* sql<CardCounts>`
+        // Each count reads only its own rows: the active cards, or one index range of the window.
+        // completion_rate follows the cohort issued in the window, so it stays a ratio in 0..1 (the
+        // cards completed in the window may have been issued before it).
+        const [counts] = yield* sql<CardCounts>`
         SELECT a.cards_active, a.cards_near_completion, a.avg_stamps_per_active_card,
                i.cards_issued, coalesce(round(i.issued_completed::numeric / nullif(i.cards_issued, 0), 4), 0) AS completion_rate,
                d.cards_completed, d.avg_days_to_complete,
@@ -58,21 +66,21 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
            FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) h,
           (SELECT count(*) AS clients FROM clients WHERE empresa_id = ${empresaId}) t`
 
-      const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
-        window,
-        groupBy: input.group_by,
-        facts: (inPeriod) => sql`
+        const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
+          window,
+          groupBy: input.group_by,
+          facts: (inPeriod) => sql`
           SELECT quantity AS stamps, 0 AS completions
           FROM loyalty_stamps WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`created_at`)}
           UNION ALL
           SELECT 0, 1
           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`completed_at`)}`,
-        measures: { stamps: "sum(stamps)", completions: "sum(completions)" },
-        columns: "m.stamps AS stamps, m.completions AS completions"
-      })
+          measures: { stamps: "sum(stamps)", completions: "sum(completions)" },
+          columns: "m.stamps AS stamps, m.completions AS completions"
+        })
 
-      // Ranked before the names are joined, so only the top rows touch the clients table.
-      const top = yield* sql<LoyaltyCardMetrics["top_clients"][number]>`
+        // Ranked before the names are joined, so only the top rows touch the clients table.
+        const top = yield* sql<LoyaltyCardMetrics["top_clients"][number]>`
         WITH ranked AS (
           SELECT s.client_id, s.stamps_total, coalesce(f.cards_completed, 0) AS cards_completed
           FROM (SELECT client_id, sum(quantity) AS stamps_total FROM loyalty_stamps
@@ -87,16 +95,17 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
         FROM ranked r JOIN clients c ON c.empresa_id = ${empresaId} AND c.id = r.client_id
         ORDER BY r.stamps_total DESC, r.cards_completed DESC, r.client_id`
 
-      return {
-        ...counts!,
-        period_days: window.days,
-        program_id: programId,
-        program_name: name,
-        stamps_by_period: series,
-        top_clients: [...top]
-      } satisfies LoyaltyCardMetrics
-    })
+        return {
+          ...counts!,
+          period_days: window.days,
+          program_id: programId,
+          program_name: name,
+          stamps_by_period: series,
+          top_clients: [...top]
+        } satisfies LoyaltyCardMetrics
+      })
 
-    return sqlErrorsAsDefects({ get })
-  })
-}) {}
+      return sqlErrorsAsDefects({ get })
+    })
+  }
+) {}

@@ -14,9 +14,15 @@ const Count = z.number().int().min(0)
 
 const windowEcho = {
   period_days: z.number().int().describe("Length of the window in days, as requested (`days`)"),
-  from: Timestamp.describe("Start of the window, inclusive: local midnight (in `timezone`) of the first day; the window covers today and the period_days - 1 days before it"),
+  from: Timestamp.describe(
+    "Start of the window, inclusive: local midnight (in `timezone`) of the first day; the window covers today and the period_days - 1 days before it"
+  ),
   to: Timestamp.describe("End of the window, exclusive: the moment the metrics were computed"),
-  timezone: z.string().describe("The empresa's IANA time zone (setting `timezone`, default America/Sao_Paulo); days, weeks and months are its local calendar periods")
+  timezone: z
+    .string()
+    .describe(
+      "The empresa's IANA time zone (setting `timezone`, default America/Sao_Paulo); days, weeks and months are its local calendar periods"
+    )
 }
 
 const groupByEcho = {
@@ -27,11 +33,14 @@ const groupByEcho = {
  * An optional id filter: absent or null means "all". Described on both levels: the REST document
  * reads the inner schema of a query parameter, MCP the outer one.
  */
-const OptionalId = <Id extends z.ZodType>(id: Id, description: string) => id.describe(description).nullish().describe(description)
+const OptionalId = <Id extends z.ZodType>(id: Id, description: string) =>
+  id.describe(description).nullish().describe(description)
 
 const PeriodLabel = z
   .string()
-  .describe("Local start of the period: YYYY-MM-DD for day and week (weeks start on Monday), YYYY-MM for month. The first and last periods may be cut by the window")
+  .describe(
+    "Local start of the period: YYYY-MM-DD for day and week (weeks start on Monday), YYYY-MM for month. The first and last periods may be cut by the window"
+  )
 
 // ---------------------------------------------------------------- referral performance
 
@@ -57,17 +66,27 @@ export const ReferralPerformance = z
     client_name: z.string().nullable().describe("That client's name; null for the whole program"),
     ...windowEcho,
     referrals_made: Count.describe("Referrals made (created) in the window"),
-    referrals_completed: Count.describe("Of the referrals made in the window, those completed so far (the referred person earned points at a running campaign and both sides got the bonuses)"),
-    referrals_pending: Count.describe("Of the referrals made in the window, those not completed yet (made - completed)"),
-    conversion_rate: Rate.describe("referrals_completed / referrals_made as a ratio 0..1 (0.25 = 25%), 4 decimals; 0 when none were made"),
+    referrals_completed: Count.describe(
+      "Of the referrals made in the window, those completed so far (the referred person earned points at a running campaign and both sides got the bonuses)"
+    ),
+    referrals_pending: Count.describe(
+      "Of the referrals made in the window, those not completed yet (made - completed)"
+    ),
+    conversion_rate: Rate.describe(
+      "referrals_completed / referrals_made as a ratio 0..1 (0.25 = 25%), 4 decimals; 0 when none were made"
+    ),
     bonus_points_paid: Count.describe("Points paid as bonuses for the completed ones: referrer bonus + referred bonus"),
     avg_days_to_complete: z
       .number()
       .nullable()
-      .describe("Average days from referral to completion over the completed ones (fractional, 2 decimals); null when none completed"),
+      .describe(
+        "Average days from referral to completion over the completed ones (fractional, 2 decimals); null when none completed"
+      ),
     top_referrers: z
       .array(TopReferrer)
-      .describe("Whole-program mode only (empty when client_id is given): up to 10 clients with the most referrals made in the window, most referrals first, then most completed")
+      .describe(
+        "Whole-program mode only (empty when client_id is given): up to 10 clients with the most referrals made in the window, most referrals first, then most completed"
+      )
   })
   .meta({
     examples: [
@@ -101,7 +120,9 @@ const ReferralPeriod = z.object({
   period: PeriodLabel,
   referrals: Count.describe("Referrals made in the period"),
   completed: Count.describe("Referrals completed in the period (whenever they were made)"),
-  bonus_points: Count.describe("Bonus points paid in the period (referrer + referred bonus of the referrals completed in it)")
+  bonus_points: Count.describe(
+    "Bonus points paid in the period (referrer + referred bonus of the referrals completed in it)"
+  )
 })
 
 const ReferralCampaignBreakdown = z.object({
@@ -117,12 +138,18 @@ export const ReferralMetrics = z
     ...windowEcho,
     ...groupByEcho,
     referrals: Count.describe("Referrals made in the window"),
-    completed: Count.describe("Referrals completed in the window, whenever they were made (conversion of a cohort: get_referral_performance)"),
+    completed: Count.describe(
+      "Referrals completed in the window, whenever they were made (conversion of a cohort: get_referral_performance)"
+    ),
     bonus_points: Count.describe("Bonus points paid in the window (referrer + referred bonus of each completion)"),
-    referrals_by_period: z.array(ReferralPeriod).describe("One item per period of the window, oldest first, zero-filled"),
+    referrals_by_period: z
+      .array(ReferralPeriod)
+      .describe("One item per period of the window, oldest first, zero-filled"),
     campaigns: z
       .array(ReferralCampaignBreakdown)
-      .describe("Campaigns that were active during the window or have referrals in it, newest start first. Referrals with no campaign count in the totals only")
+      .describe(
+        "Campaigns that were active during the window or have referrals in it, newest start first. Referrals with no campaign count in the totals only"
+      )
   })
   .meta({
     examples: [
@@ -161,7 +188,10 @@ export type ReferralMetrics = z.infer<typeof ReferralMetrics>
 // ---------------------------------------------------------------- quest (survey) metrics
 
 export const QuestMetricsInput = z.strictObject({
-  quest_id: OptionalId(QuestId, "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"),
+  quest_id: OptionalId(
+    QuestId,
+    "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"
+  ),
   days: Days,
   group_by: GroupBy
 })
@@ -171,7 +201,9 @@ const CsatAverage = z.number().nullable().describe("Average CSAT score, 1..5 (2 
 const NpsScore = z
   .number()
   .nullable()
-  .describe("Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; null without NPS answers")
+  .describe(
+    "Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; null without NPS answers"
+  )
 
 const QuestPeriod = z.object({
   period: PeriodLabel,
@@ -194,15 +226,22 @@ export const QuestMetrics = z
     responses: Count.describe("Responses submitted in the window"),
     csat_responses: Count.describe("Responses with a CSAT answer (1..5)"),
     csat_avg: CsatAverage,
-    csat_distribution: z.array(CsatScoreCount).length(5).describe("Responses per CSAT score, scores 1 to 5 in order, zero-filled"),
+    csat_distribution: z
+      .array(CsatScoreCount)
+      .length(5)
+      .describe("Responses per CSAT score, scores 1 to 5 in order, zero-filled"),
     nps_responses: Count.describe("Responses with an NPS answer (0..10)"),
     nps_score: NpsScore,
     promoters: Count.describe("NPS answers 9 or 10"),
     passives: Count.describe("NPS answers 7 or 8"),
     detractors: Count.describe("NPS answers 0 to 6"),
     contacts_captured: Count.describe("Responses that left a contact (a name or a phone)"),
-    contact_capture_rate: Rate.describe("contacts_captured / responses as a ratio 0..1, 4 decimals; 0 without responses"),
-    low_score_alerts_sent: Count.describe("Responses whose low score (CSAT <= 2 or NPS <= 6) sent the empresa an alert"),
+    contact_capture_rate: Rate.describe(
+      "contacts_captured / responses as a ratio 0..1, 4 decimals; 0 without responses"
+    ),
+    low_score_alerts_sent: Count.describe(
+      "Responses whose low score (CSAT <= 2 or NPS <= 6) sent the empresa an alert"
+    ),
     responses_by_period: z.array(QuestPeriod).describe("One item per period of the window, oldest first, zero-filled")
   })
   .meta({
@@ -263,18 +302,27 @@ export const NfceMetrics = z
     invoices_processing: Count.describe("Of those, still being processed"),
     invoices_completed: Count.describe("Of those, processed and credited"),
     invoices_failed: Count.describe("Of those, refused or failed"),
-    conversion_rate: Rate.describe("invoices_completed / invoices_scanned as a ratio 0..1, 4 decimals; 0 when none were scanned"),
+    conversion_rate: Rate.describe(
+      "invoices_completed / invoices_scanned as a ratio 0..1, 4 decimals; 0 when none were scanned"
+    ),
     total_valor: z.number().describe("Sum of the completed invoices' totals (valor_total), BRL"),
     points_credited: Count.describe("Points credited for the completed invoices"),
-    avg_ticket: z.number().nullable().describe("total_valor / invoices_completed, BRL (2 decimals); null when none completed"),
+    avg_ticket: z
+      .number()
+      .nullable()
+      .describe("total_valor / invoices_completed, BRL (2 decimals); null when none completed"),
     unique_clients: Count.describe("Distinct clients with at least one completed invoice in the window"),
     recurring_clients: Count.describe("Of those, clients with 2 or more completed invoices in the window"),
     recurrence_rate: Rate.describe("recurring_clients / unique_clients as a ratio 0..1, 4 decimals; 0 without clients"),
     avg_invoices_per_client: z
       .number()
       .nullable()
-      .describe("Average completed invoices per client: those clients' completed invoices / unique_clients (2 decimals); null without clients"),
-    invoices_by_period: z.array(NfcePeriod).describe("One item per period of the window (by scan time), oldest first, zero-filled")
+      .describe(
+        "Average completed invoices per client: those clients' completed invoices / unique_clients (2 decimals); null without clients"
+      ),
+    invoices_by_period: z
+      .array(NfcePeriod)
+      .describe("One item per period of the window (by scan time), oldest first, zero-filled")
   })
   .meta({
     examples: [

@@ -13,7 +13,8 @@ import { EngagementMetrics } from "./service.js"
 
 const WINDOW =
   "The window is the last `days` days (1-365, default 30) including today, in the empresa's time zone: from local midnight of the first day until now."
-const SERIES = "`group_by` (day, week or month; default day) sets the series' periods, local calendar periods, zero-filled."
+const SERIES =
+  "`group_by` (day, week or month; default day) sets the series' periods, local calendar periods, zero-filled."
 const REFUSALS = "Invalid parameters: 422 naming the field."
 
 /** Referral, survey and NFC-e analytics (spec 4.2), under `metrics.*`. */

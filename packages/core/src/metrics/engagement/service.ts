@@ -27,7 +27,8 @@ const ratio = (numerator: string, denominator: string) =>
   `COALESCE(round(${numerator}::numeric / NULLIF(${denominator}, 0), 4), 0)`
 
 /** An average rounded to `decimals`, null over nothing. */
-const average = (sum: string, count: string, decimals: number) => `round(${sum}::numeric / NULLIF(${count}, 0), ${decimals})`
+const average = (sum: string, count: string, decimals: number) =>
+  `round(${sum}::numeric / NULLIF(${count}, 0), ${decimals})`
 
 type Counts<K extends string> = Record<K, number>
 
@@ -50,7 +51,9 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       const clientId = input.client_id ?? null
       let clientName: string | null = null
       if (clientId !== null) {
-        const [client] = yield* sql<{ nome: string }>`SELECT nome FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
+        const [client] = yield* sql<{
+          nome: string
+        }>`SELECT nome FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
         if (client === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
         clientName = client.nome
       }
@@ -60,7 +63,9 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         empresa_id = ${empresaId} AND ${within(sql`created_at`)}
         ${clientId !== null ? sql`AND referrer_client_id = ${clientId}` : sql``}`
       const [totals] = yield* sql<
-        Counts<"referrals_made" | "referrals_completed" | "referrals_pending" | "conversion_rate" | "bonus_points_paid"> & {
+        Counts<
+          "referrals_made" | "referrals_completed" | "referrals_pending" | "conversion_rate" | "bonus_points_paid"
+        > & {
           avg_days_to_complete: number | null
         }
       >`
@@ -103,7 +108,10 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * Counts each referral event when it happened: made at created_at, completed (and its bonus
      * paid) at completed_at, so each period shows that period's activity.
      */
-    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (empresaId: EmpresaId, input: ReferralMetricsInput) {
+    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (
+      empresaId: EmpresaId,
+      input: ReferralMetricsInput
+    ) {
       const window = yield* metrics.window(empresaId, input.days)
       const events = (within: Within) => sql`
         SELECT 1 AS made, 0 AS completed, 0 AS bonus, campaign_id
@@ -145,11 +153,16 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       } satisfies ReferralMetrics
     })
 
-    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (empresaId: EmpresaId, input: QuestMetricsInput) {
+    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (
+      empresaId: EmpresaId,
+      input: QuestMetricsInput
+    ) {
       const questId = input.quest_id ?? null
       let questName: string | null = null
       if (questId !== null) {
-        const [quest] = yield* sql<{ name: string }>`SELECT name FROM quests WHERE empresa_id = ${empresaId} AND id = ${questId}`
+        const [quest] = yield* sql<{
+          name: string
+        }>`SELECT name FROM quests WHERE empresa_id = ${empresaId} AND id = ${questId}`
         if (quest === undefined) return yield* new NotFound({ resource: "Quest", id: questId })
         questName = quest.name
       }
@@ -225,15 +238,25 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         contacts_captured: total.contacts_captured,
         contact_capture_rate: total.contact_capture_rate,
         low_score_alerts_sent: total.low_score_alerts_sent,
-        responses_by_period: series.map((p) => ({ period: p.period, responses: p.responses, csat_avg: p.csat_avg, nps: p.nps_score }))
+        responses_by_period: series.map((p) => ({
+          period: p.period,
+          responses: p.responses,
+          csat_avg: p.csat_avg,
+          nps: p.nps_score
+        }))
       } satisfies QuestMetrics
     })
 
     /** Invoices count in the period they were scanned; money and points only once completed. */
-    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (empresaId: EmpresaId, input: NfceMetricsInput) {
+    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (
+      empresaId: EmpresaId,
+      input: NfceMetricsInput
+    ) {
       const window = yield* metrics.window(empresaId, input.days)
       const scanned = (within: Within) => sql`empresa_id = ${empresaId} AND ${within(sql`created_at`)}`
-      type Row = Counts<"scanned" | "processing" | "completed" | "failed" | "total_valor" | "points_credited" | "conversion_rate"> & {
+      type Row = Counts<
+        "scanned" | "processing" | "completed" | "failed" | "total_valor" | "points_credited" | "conversion_rate"
+      > & {
         avg_ticket: number | null
       }
       const { total, series } = yield* seriesWithTotal<Row>(sql, {
