@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { stripVTControlCharacters } from "node:util"
@@ -244,7 +244,9 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
     recordPane(frames)
     type("fidelis clients import grande.csv")
     await waitFor("a batch to land", () => {
-      const done = [...readFileSync(frames, "utf8").matchAll(/\| (\d+)\/10000 rows/g)].map((m) => Number(m[1]))
+      // tmux opens the recording asynchronously: until it does, nothing has been drawn.
+      const drawn = existsSync(frames) ? readFileSync(frames, "utf8") : ""
+      const done = [...drawn.matchAll(/\| (\d+)\/10000 rows/g)].map((m) => Number(m[1]))
       return done.some((value) => value >= 500) ? true : undefined
     })
     tmux("send-keys", "-t", "cli", "C-c")
