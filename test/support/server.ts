@@ -108,4 +108,3 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     }
   }
 }
-export { createTenant } from "./http.js"
