@@ -191,6 +191,18 @@ describe("generate_coupon", () => {
     expect((await generate(tenant, { client_id: client.id, points: 10 })).body.valor).toBe(0.01)
   })
 
+  it("refuses points worth more than a coupon can hold with 422, whatever the balance", async () => {
+    const { generate } = apiOf(server)
+    const tenant = await createTenant(server)
+    await updateSettings(server, tenant, { point_value: 10 })
+    const client = await createClient(server, tenant)
+    const res = await generate(tenant, { client_id: client.id, points: 1_000_000_000 })
+    expect(res.status).toBe(422)
+    expect(res.body.detail).toEqual([
+      { loc: ["body", "points"], msg: expect.stringMatching(/worth more/), type: "less_than_equal" }
+    ])
+  })
+
   it("names each invalid field with its location (422) and changes nothing", async () => {
     const { stockOf, generate, list } = apiOf(server)
     const tenant = await createTenant(server)

@@ -12,6 +12,9 @@ import { Products } from "../products/service.js"
 import { recordEvent } from "../timeline/events.js"
 import type { Coupon, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
 
+/** `coupons.valor` is numeric(12, 2): a value that rounds above 9,999,999,999.99 BRL does not fit. */
+const VALOR_LIMIT = 9_999_999_999.995
+
 const UID_LENGTH = 8
 /** A collision at 8 characters (~40 bits) is already rare per empresa; five in a row means a bug. */
 const UID_ATTEMPTS = 5
@@ -155,6 +158,17 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       yield* points.balance(empresaId, input.client_id)
       const settings = settingsOf(yield* empresas.get(empresaId))
       const pointValue = settings.point_value
+      if (input.product_id === undefined && input.points! * pointValue >= VALOR_LIMIT) {
+        return yield* new ValidationFailed({
+          issues: [
+            {
+              loc: ["body", "points"],
+              msg: `${input.points} points are worth more than a coupon can hold (9999999999.99 BRL) at this empresa's point_value (${pointValue})`,
+              type: "less_than_equal"
+            }
+          ]
+        })
+      }
       const offer: Offer =
         input.product_id === undefined
           ? {
