@@ -51,7 +51,8 @@ const app = new H3()
     const term = `%${(params(event.req.url)["search"] ?? "").toLowerCase()}%`
     const where = "AND (lower(nome) LIKE $2 OR lower(email) LIKE $2)"
     const rows = await query(
-      `SELECT ${CLIENT_COLUMNS} FROM clients WHERE empresa_id = $1 ${where} ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
+      `SELECT ${CLIENT_COLUMNS} FROM clients WHERE empresa_id = $1 ${where} ` +
+        `ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
       [empresaId, term]
     )
     const count = await query(`SELECT count(*)::int AS total FROM clients WHERE empresa_id = $1 ${where}`, [
@@ -71,7 +72,8 @@ const app = new H3()
             `${empresaId}:credit_points:${key}`
           ])
           yield* sql.unsafe(
-            "SELECT fingerprint, response FROM idempotency_keys WHERE empresa_id = $1 AND operation = $2 AND key = $3 AND expires_at > now()",
+            "SELECT fingerprint, response FROM idempotency_keys " +
+              "WHERE empresa_id = $1 AND operation = $2 AND key = $3 AND expires_at > now()",
             [empresaId, "credit_points", key]
           )
           const [row] = yield* sql.unsafe(
@@ -83,10 +85,13 @@ const app = new H3()
                SELECT $1, c.id, 'credit', $3, c.balance, NULL, NULL FROM c RETURNING id
              ), event AS (
                INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
-               SELECT $1, c.id, 'purchase', '+' || $3 || ' points', NULL, $3, jsonb_build_object('transaction_id', ledger.id, 'source', NULL::text)
+               SELECT $1, c.id, 'purchase', '+' || $3 || ' points', NULL, $3,
+                      jsonb_build_object('transaction_id', ledger.id, 'source', NULL::text)
                FROM c, ledger
              )
-             SELECT c.id AS client_id, c.balance, $1::uuid AS empresa_id, $3::int AS credited, ledger.id AS transaction_id FROM c, ledger`,
+             SELECT c.id AS client_id, c.balance, $1::uuid AS empresa_id, $3::int AS credited,
+                    ledger.id AS transaction_id
+             FROM c, ledger`,
             [empresaId, input.client_id, input.points]
           )
           yield* sql.unsafe(

@@ -92,7 +92,8 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
           SELECT c.client_id, n,
                  CASE WHEN n % 5 = 4 THEN 'spend' ELSE 'credit' END AS kind,
                  CASE WHEN n % 5 = 4 THEN -(1 + (n * 7 + c.k) % 10) ELSE 10 + (n * 13 + c.k) % 90 END AS points,
-                 now() - interval '365 days' + (n * interval '18 days') + (c.k % 86400) * interval '1 second' AS created_at
+                 now() - interval '365 days' + (n * interval '18 days') + (c.k % 86400) * interval '1 second'
+                   AS created_at
           FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
           CROSS JOIN generate_series(0, ${size.ledgerPerClient - 1}::int) n
         ) e`
@@ -134,7 +135,8 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
                  now() - interval '365 days' + (c.k % 86400) * interval '1 second' AS t0
           FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
         )
-        INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status, completed_at, claimed_at, created_at, updated_at)
+        INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status,
+                                   completed_at, claimed_at, created_at, updated_at)
         SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, least(h.total, 10), 10,
                CASE WHEN h.total >= 10 THEN 'claimed' ELSE 'active' END,
                CASE WHEN h.total >= 10 THEN h.t0 + 10 * interval '20 days' END,
@@ -142,7 +144,8 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
                h.t0, h.t0
         FROM holders h
         UNION ALL
-        SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, h.total - 10, 10, 'active', NULL::timestamptz, NULL::timestamptz,
+        SELECT ${empresaId}::uuid, h.client_id, ${program!.id}::uuid, h.total - 10, 10, 'active',
+               NULL::timestamptz, NULL::timestamptz,
                h.t0 + 10 * interval '20 days' + interval '1 hour', h.t0 + 10 * interval '20 days' + interval '1 hour'
         FROM holders h WHERE h.total > 10`
       cardsBar.update(offset + chunk.length)

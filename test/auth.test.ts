@@ -8,7 +8,8 @@ import {
   realServerUrl,
   startServer,
   useServer,
-  type TestServer
+  type TestServer,
+  problem
 } from "./support/index.js"
 
 const server = useServer()
@@ -18,7 +19,7 @@ describe("company API authentication (spec section 5, 7.1)", () => {
     const tenant = await createTenant(server)
     const missing = await call(server, "/api/v1/public/clients")
     expect(missing.status).toBe(401)
-    expect(missing.body).toEqual({ detail: expect.stringContaining("Missing API key") })
+    expect(missing.body).toEqual(problem(expect.stringContaining("Missing API key"), "UNAUTHENTICATED"))
 
     const malformed = await call(server, "/api/v1/public/clients", { key: "not-a-key" })
     expect(malformed.status).toBe(401)
@@ -26,7 +27,7 @@ describe("company API authentication (spec section 5, 7.1)", () => {
 
     const unknown = await call(server, "/api/v1/public/clients", { key: `fid_${"x".repeat(32)}` })
     expect(unknown.status).toBe(401)
-    expect(unknown.body).toEqual({ detail: "Invalid API key" })
+    expect(unknown.body).toEqual(problem("Invalid API key", "UNAUTHENTICATED"))
 
     const basic = await call(server, "/api/v1/public/clients", { headers: { authorization: `Basic ${tenant.key}` } })
     expect(basic.status).toBe(401)
@@ -143,7 +144,7 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect(Number(over.headers.get("retry-after"))).toBeLessThanOrEqual(60)
     expect(over.headers.get("x-ratelimit-remaining")).toBe("0")
-    expect(over.body).toEqual({ detail: expect.stringMatching(/Rate limit/) })
+    expect(over.body).toEqual(problem(expect.stringMatching(/Rate limit/), "RATE_LIMIT_EXCEEDED"))
 
     // Budgets are per key: another key of another tenant is unaffected.
     const other = await createTenant(server)

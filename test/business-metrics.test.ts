@@ -12,7 +12,8 @@ import {
   stampCard,
   useCoupon,
   useServer,
-  type Tenant
+  type Tenant,
+  problem
 } from "./support/index.js"
 
 const server = useServer()
@@ -242,10 +243,10 @@ describe("refusals", () => {
     const client = await createClient(server, theirs)
     const foreignProgram = await get(mine, `${LOYALTY}?program_id=${program.id}`)
     expect(foreignProgram.status).toBe(404)
-    expect(foreignProgram.body).toEqual({ detail: `Loyalty program ${program.id} not found` })
+    expect(foreignProgram.body).toEqual(problem(`Loyalty program ${program.id} not found`, "NOT_FOUND"))
     const foreignClient = await get(mine, behaviorOf(client.id))
     expect(foreignClient.status).toBe(404)
-    expect(foreignClient.body).toEqual({ detail: `Client ${client.id} not found` })
+    expect(foreignClient.body).toEqual(problem(`Client ${client.id} not found`, "NOT_FOUND"))
     // The owner sees both.
     expect((await get(theirs, `${LOYALTY}?program_id=${program.id}`)).status).toBe(200)
     expect((await get(theirs, behaviorOf(client.id))).status).toBe(200)

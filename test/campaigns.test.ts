@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createCampaign, createTenant, useServer, type Tenant } from "./support/index.js"
+import { call, createCampaign, createTenant, useServer, type Tenant, problem } from "./support/index.js"
 
 const server = useServer()
 
@@ -157,7 +157,7 @@ describe("create_referral_campaign, list_referral_campaigns, update_referral_cam
     const other = await createTenant(server)
     const foreign = await update(other, campaign.id, { name: "Roubada" })
     expect(foreign.status).toBe(404)
-    expect(foreign.body).toEqual({ detail: expect.any(String) })
+    expect(foreign.body).toEqual(problem(expect.any(String), "NOT_FOUND"))
     const unknown = await update(owner, "00000000-0000-4000-8000-000000000000", { name: "X" })
     expect(unknown.status).toBe(404)
     expect(await list(other)).toEqual([])

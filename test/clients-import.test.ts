@@ -140,7 +140,7 @@ describe("fidelis clients import --url (remote mode, batches within the rate lim
       expect(first.stdout).toBe(
         `imported ${file}: 1198 created, 0 skipped (already a client), 2 invalid\n` +
           "  row 4: cpf: Invalid CPF: 11 digits with valid check digits\n" +
-          "  row 801: email: Invalid email address\n"
+          "  row 801: email: Must be an email address such as ana@example.com\n"
       )
       expect(first.code).toBe(2)
       const second = await remote("clients", "import", file)

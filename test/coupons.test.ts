@@ -14,7 +14,8 @@ import {
   useServer,
   type Tenant,
   type TestDatabase,
-  type TestServer
+  type TestServer,
+  problem
 } from "./support/index.js"
 
 const server = useServer()
@@ -434,17 +435,17 @@ describe("tenant isolation", () => {
 
     const foreignClient = await generate(other, { client_id: client.id, points: 10 })
     expect(foreignClient.status).toBe(404)
-    expect(foreignClient.body).toEqual({ detail: `Client ${client.id} not found` })
+    expect(foreignClient.body).toEqual(problem(`Client ${client.id} not found`, "NOT_FOUND"))
     const foreignProduct = await generate(other, { client_id: otherClient.id, product_id: product.id })
     expect(foreignProduct.status).toBe(404)
-    expect(foreignProduct.body).toEqual({ detail: `Product ${product.id} not found` })
+    expect(foreignProduct.body).toEqual(problem(`Product ${product.id} not found`, "NOT_FOUND"))
     for (const res of [
       await call(server, `/api/v1/public/coupons/${coupon.uid}`, { key: other.key }),
       await use(other, coupon.uid),
       await cancel(other, coupon.uid)
     ]) {
       expect(res.status).toBe(404)
-      expect(res.body).toEqual({ detail: `Coupon ${coupon.uid} not found` })
+      expect(res.body).toEqual(problem(`Coupon ${coupon.uid} not found`, "NOT_FOUND"))
     }
     const foreignList = await call(server, `/api/v1/public/coupons?client_id=${client.id}`, { key: other.key })
     expect(foreignList.body.total).toBe(0)

@@ -39,7 +39,8 @@ const window = (days = 30) => ({
 })
 
 describe("engagement metrics on an empty empresa (defaults: 30 days by day)", () => {
-  it("get_referral_performance, get_referral_metrics, get_quest_metrics and get_nfce_metrics answer zeros", async () => {
+  const allZeros = "get_referral_performance, get_referral_metrics, get_quest_metrics and get_nfce_metrics answer zeros"
+  it(allZeros, async () => {
     const tenant = await createTenant(server)
     const days = lastDays(30)
 
@@ -204,7 +205,9 @@ describe("refusals", () => {
   const ROUTES = ["/referral-performance", "/referrals/metrics", "/quests/metrics", "/nfce/metrics"]
   const SERIES = ["/referrals/metrics", "/quests/metrics", "/nfce/metrics"]
 
-  it("422 for days out of 1..365 or not a number, an unknown group_by, a bad uuid or an unknown parameter", async () => {
+  const badParameters =
+    "422 for days out of 1..365 or not a number, an unknown group_by, a bad uuid or an unknown parameter"
+  it(badParameters, async () => {
     const tenant = await createTenant(server)
     const cases: Array<[string, unknown[], string]> = []
     for (const route of ROUTES) {

@@ -31,7 +31,9 @@ const env = process.env
 const LONG = env["FUZZ_LONG"] === "1"
 const RUNS = Number(env["FUZZ_RUNS"] ?? (LONG ? 300 : 25))
 const SEED = Number(env["FUZZ_SEED"] ?? (LONG ? Date.now() % 2 ** 31 : 20_261_123))
-const TIMEOUT_MS = Number(env["FUZZ_TIMEOUT_MS"] ?? 2_000)
+// Generous by default: the bound is there to catch a pathological input (a runaway regex, an unbounded
+// query), not to time requests on a machine that CI or other suites keep busy.
+const TIMEOUT_MS = Number(env["FUZZ_TIMEOUT_MS"] ?? 10_000)
 const ONLY = env["FUZZ_ONLY"]
 const REPLAY_PATH = env["FUZZ_PATH"]
 const VERBOSE = LONG || env["FUZZ_VERBOSE"] === "1"
@@ -39,8 +41,11 @@ const VERBOSE = LONG || env["FUZZ_VERBOSE"] === "1"
 const SKIP_KNOWN_BUGS = env["FUZZ_SKIP_KNOWN_BUGS"] === "1"
 
 /** A hung request is reported as slow instead of stalling the file. */
-const ABORT_MS = Math.max(10 * TIMEOUT_MS, 10_000)
-/** In CI, an operation stops (as passed, or with the failure shrunk so far) after this long, so a slow machine cannot stall the suite. */
+const ABORT_MS = 2 * TIMEOUT_MS
+/**
+ * In CI, an operation stops (as passed, or with the failure shrunk so far) after this long, so a slow
+ * machine cannot stall the suite.
+ */
 const OPERATION_BUDGET_MS = LONG || env["FUZZ_RUNS"] !== undefined ? undefined : 20_000
 
 const PUBLIC = "/api/v1/public"
@@ -66,8 +71,13 @@ interface Target {
 }
 
 const server: TestServer = await startServer({
-  // The per-key limits would turn most of the runs into 429s.
-  env: { FIDELIS_RATE_LIMIT_PER_MINUTE: "10000000", FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: "10000000" }
+  // The per-key and per-address limits would turn most of the runs into 429s.
+  env: {
+    FIDELIS_RATE_LIMIT_PER_MINUTE: "10000000",
+    FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: "10000000",
+    FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "10000000",
+    FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE: "10000000"
+  }
 })
 afterAll(async () => {
   await server.stop()
@@ -116,8 +126,16 @@ const seedWorld = async () => {
     await post("/coupons/generate", { client_id: ana.id, points: 10 }),
     await post("/coupons/generate", { client_id: ana.id, product_id: product.id })
   ]
+  // The public survey routes take no key; a response of the served survey for the contact step.
+  const response = await created("", `${PUBLIC}/quests/${tenant.empresa.id_name}/${quest.id}/responses`, {
+    response: { nota: 4 }
+  })
   const spareKey = await created(server.adminKey, `${INTERNAL}/empresas/${sandbox.empresa.id}/api-keys`, {
     name: "spare"
+  })
+  // Written as .eml files under a temporary folder (no SMTP server is configured).
+  const message = await created(server.adminKey, `${INTERNAL}/empresas/${tenant.empresa.id}/emails/test`, {
+    to: "fuzz@example.com"
   })
   const seeds = {
     client_id: [ana.id, bruno.id, foreign.id],
@@ -128,8 +146,11 @@ const seedWorld = async () => {
     starting_after: cards.map((card) => card.id),
     campaign_id: [campaign.id],
     quest_id: [quest.id],
+    estabelecimento_ref: [tenant.empresa.id_name, tenant.empresa.id, sandbox.empresa.id_name, "NAO-EXISTE"],
+    response_id: [response.response_id],
     empresa_id: [tenant.empresa.id, tenant.empresa.id, sandbox.empresa.id],
     key_id: [spareKey.id],
+    message_id: [message.id],
     uid: [...coupons.map((coupon) => coupon.uid), coupons[0].uid.toLowerCase()],
     category: ["Brindes"],
     search: ["Ana", "caneca", "ana@example.com"]
@@ -172,7 +193,10 @@ const applySettings = async (settings: FuzzCase["settings"]): Promise<Exchange |
   return result
 }
 
-/** An admin run may have switched the fuzzed empresa's API access off (every later company call a 403) or changed its settings. */
+/**
+ * An admin run may have switched the fuzzed empresa's API access off (every later company call a
+ * 403) or changed its settings.
+ */
 const restoreTenant = async () => {
   settingsInEffect = undefined
   const result = await patchTenant({ api_access: true })
@@ -451,7 +475,10 @@ const problemOf = (target: Target | undefined, { response, ms }: Exchange): stri
 /** Status counts per operation, to see how deep the runs get (FUZZ_VERBOSE=1). */
 const statistics: Array<string> = []
 
-/** Each operation its own random stream (operations with the same fields would otherwise get the same inputs), all from FUZZ_SEED. */
+/**
+ * Each operation its own random stream (operations with the same fields would otherwise get the
+ * same inputs), all from FUZZ_SEED.
+ */
 const seedOf = (target: Target) => {
   let hash = 0x811c9dc5
   for (const char of target.label) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193)
@@ -495,7 +522,8 @@ const fuzz = async (target: Target): Promise<string | undefined> => {
   return [
     `${target.label}: ${cause}`,
     `  counterexample (after ${details.numShrinks} shrinks): ${fc.stringify(details.counterexample?.[0])}`,
-    `  replay: FUZZ_SEED=${SEED} FUZZ_PATH=${details.counterexamplePath} FUZZ_ONLY='${target.label}' npx vitest run test/fuzz.test.ts`
+    `  replay: FUZZ_SEED=${SEED} FUZZ_PATH=${details.counterexamplePath} FUZZ_ONLY='${target.label}' ` +
+      `npx vitest run test/fuzz.test.ts`
   ].join("\n")
 }
 

@@ -8,7 +8,8 @@ import {
   startServer,
   type Tenant,
   type TestDatabase,
-  type TestServer
+  type TestServer,
+  problem
 } from "./support/index.js"
 
 /**
@@ -59,7 +60,10 @@ const lines = (): Line[] =>
     .map((line) => JSON.parse(line) as Line)
 
 describe("the server log", () => {
-  it("logs an unexpected failure once per request, on its access-log line, with the cause; the response says nothing more", async () => {
+  const loggedOnce =
+    "logs an unexpected failure once per request, on its access-log line, with the cause; " +
+    "the response says nothing more"
+  it(loggedOnce, async () => {
     expect((await call(server, "/api/v1/public/products", { key: tenant.key })).status).toBe(200)
     await sql("ALTER TABLE products RENAME TO products_elsewhere")
     try {
@@ -68,7 +72,7 @@ describe("the server log", () => {
         headers: { "x-request-id": "log-rest-1" }
       })
       expect(rest.status).toBe(500)
-      expect(rest.body).toEqual({ detail: "Internal server error" })
+      expect(rest.body).toEqual(problem("Internal server error", "INTERNAL_ERROR"))
 
       const trpc = await call(server, "/trpc/products.list?input=%7B%7D", {
         key: tenant.key,
@@ -80,7 +84,7 @@ describe("the server log", () => {
       const mcp = await connectMcp(server, tenant.key)
       try {
         await expect(mcp.callTool({ name: "list_products", arguments: {} })).rejects.toThrow(
-          /\{"detail":"Internal server error"\}$/
+          /\{"detail":"Internal server error","code":"INTERNAL_ERROR","request_id":"[\w-]+"\}$/
         )
       } finally {
         await mcp.close()
@@ -110,7 +114,13 @@ describe("the server log", () => {
 
   it("writes every line, the server's and core's alike, with the same fields", async () => {
     const all = lines()
-    expect(all.length).toBeGreaterThan(3)
+    // Both writers are in the sample: the access log and a line core logs through Effect at start.
+    expect(all.filter((line) => line.message === "request").length).toBeGreaterThan(3)
+    expect(all.find((line) => line.message === "database ready")).toMatchObject({
+      level: "info",
+      schema_version: expect.any(Number),
+      migrations_applied: expect.any(Array)
+    })
     for (const line of all) {
       expect(line).toMatchObject({
         timestamp: expect.any(String),

@@ -7,7 +7,8 @@ import {
   issueCard,
   timelineOf,
   useServer,
-  type Tenant
+  type Tenant,
+  problem
 } from "./support/index.js"
 
 const server = useServer()
@@ -246,13 +247,13 @@ describe("issuing and listing loyalty cards", () => {
       body: { client_id: otherClient.id, program_id: program.id }
     })
     expect(foreignClient.status).toBe(404)
-    expect(foreignClient.body).toEqual({ detail: `Client ${otherClient.id} not found` })
+    expect(foreignClient.body).toEqual(problem(`Client ${otherClient.id} not found`, "NOT_FOUND"))
     const foreignProgram = await call(server, BASE, {
       key: tenant.key,
       body: { client_id: client.id, program_id: otherProgram.id }
     })
     expect(foreignProgram.status).toBe(404)
-    expect(foreignProgram.body).toEqual({ detail: `Loyalty program ${otherProgram.id} not found` })
+    expect(foreignProgram.body).toEqual(problem(`Loyalty program ${otherProgram.id} not found`, "NOT_FOUND"))
 
     const invalid: Array<[Record<string, unknown>, unknown[]]> = [
       [{ client_id: "abc", program_id: program.id }, ["body", "client_id"]],
@@ -269,7 +270,9 @@ describe("issuing and listing loyalty cards", () => {
 })
 
 describe("stamp_loyalty_card", () => {
-  it("adds stamps, returns the progress, completes the card at max_stamps and logs each stamp on the timeline", async () => {
+  const stamps =
+    "adds stamps, returns the progress, completes the card at max_stamps and logs each stamp on the timeline"
+  it(stamps, async () => {
     const { tenant, client, card } = await cardSetup({ stamps_required: 4 })
     const one = await stamp(tenant, card.id)
     expect(one.status).toBe(200)
@@ -348,7 +351,7 @@ describe("stamp_loyalty_card", () => {
     const other = await createTenant(server)
     const foreign = await stamp(other, card.id)
     expect(foreign.status).toBe(404)
-    expect(foreign.body).toEqual({ detail: `Loyalty card ${card.id} not found` })
+    expect(foreign.body).toEqual(problem(`Loyalty card ${card.id} not found`, "NOT_FOUND"))
     expect((await stamp(tenant, MISSING)).status).toBe(404)
 
     const cases: Array<[string, Record<string, unknown>, unknown[], string]> = [

@@ -8,7 +8,8 @@ import {
   createTenant,
   realServerUrl,
   startServer,
-  useServer
+  useServer,
+  problem
 } from "./support/index.js"
 
 const server = useServer()
@@ -184,7 +185,7 @@ describe("invalid input changes nothing and gets the documented 422 shape", () =
     const tenant = await createTenant(server)
     const res = await call(server, "/api/v1/public/points/credit", { key: tenant.key, body: "{not json" })
     expect(res.status).toBe(400)
-    expect(res.body).toEqual({ detail: expect.any(String) })
+    expect(res.body).toEqual(problem(expect.any(String), "MALFORMED_JSON"))
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createProduct, createTenant, useServer } from "./support/index.js"
+import { call, createProduct, createTenant, useServer, problem } from "./support/index.js"
 
 const server = useServer()
 
@@ -240,14 +240,14 @@ describe("tenant isolation", () => {
     for (const id of [theirs.id, unknown]) {
       const get = await call(server, `/api/v1/public/products/${id}`, { key: tenant.key })
       expect(get.status).toBe(404)
-      expect(get.body).toEqual({ detail: `Product ${id} not found` })
+      expect(get.body).toEqual(problem(`Product ${id} not found`, "NOT_FOUND"))
       const updated = await call(server, `/api/v1/public/products/${id}`, {
         key: tenant.key,
         method: "PUT",
         body: { name: "Meu" }
       })
       expect(updated.status).toBe(404)
-      expect(updated.body).toEqual({ detail: `Product ${id} not found` })
+      expect(updated.body).toEqual(problem(`Product ${id} not found`, "NOT_FOUND"))
     }
     const intact = await call(server, `/api/v1/public/products/${theirs.id}`, { key: other.key })
     expect(intact.body).toMatchObject({ name: "Deles", stock: 5 })

@@ -1,24 +1,19 @@
 import { describe, expect, it } from "vitest"
-import { call, createQuest, createTenant, useServer, type Tenant } from "./support/index.js"
+import {
+  call,
+  createQuest,
+  createTenant,
+  DEFAULT_SURVEY_FIELDS,
+  problem,
+  useServer,
+  type Tenant
+} from "./support/index.js"
 
 const server = useServer()
 
 const QUESTS = "/api/v1/public/quests"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-
-const DEFAULT_FIELDS = [
-  { id: "csat", type: "rating", label: "Como você avalia sua experiência?", required: true, min: 1, max: 5 },
-  {
-    id: "nps",
-    type: "rating",
-    label: "De 0 a 10, o quanto você nos recomendaria a um amigo?",
-    required: true,
-    min: 0,
-    max: 10
-  },
-  { id: "comment", type: "text", label: "Quer deixar um comentário?", required: false }
-]
 
 const CUSTOM = {
   name: "Novo cardápio",
@@ -50,7 +45,7 @@ describe("list_quests and the default survey (spec 4.3 rule 1)", () => {
         name: "Pesquisa de satisfação",
         description: "Sua opinião nos ajuda a melhorar.",
         survey_type: "standard_csat_nps",
-        research: { fields: DEFAULT_FIELDS },
+        research: { fields: DEFAULT_SURVEY_FIELDS },
         valid_until: null,
         cta_review_on_promoter: false,
         is_public: true,
@@ -186,7 +181,7 @@ describe("create_quest and update_quest", () => {
     for (const id of [custom.id, standard!["id"]]) {
       const res = await update(other, id, { name: "Invadida" })
       expect(res.status).toBe(404)
-      expect(res.body).toEqual({ detail: expect.any(String) })
+      expect(res.body).toEqual(problem(expect.any(String), "NOT_FOUND"))
     }
     expect((await update(owner, "00000000-0000-4000-8000-000000000000", { name: "X" })).status).toBe(404)
     expect((await list(other)).map((q) => q["is_default"])).toEqual([true])
@@ -202,7 +197,7 @@ describe("the default survey is locked (409 DEFAULT_SURVEY_LOCKED)", () => {
       { research: { fields: [{ id: "csat", type: "rating", label: "CSAT", required: true, min: 1, max: 5 }] } },
       { valid_until: "2030-01-01T00:00:00Z" },
       { cta_review_on_promoter: true },
-      { name: "Renomeada", research: { fields: DEFAULT_FIELDS } }
+      { name: "Renomeada", research: { fields: DEFAULT_SURVEY_FIELDS } }
     ]) {
       const res = await update(tenant, standard!["id"], body)
       expect(res.status, JSON.stringify(body)).toBe(409)

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it } from "vitest"
-import { call, createProduct, createReward, createTenant, useServer, type ApiRecord } from "./support/index.js"
+import { call, createProduct, createReward, createTenant, useServer, type ApiRecord, problem } from "./support/index.js"
 
 const server = useServer()
 
@@ -243,19 +243,19 @@ describe("tenant isolation", () => {
     for (const productId of [theirProduct.id, unknown]) {
       const res = await call(server, "/api/v1/public/rewards", { key: tenant.key, body: { product_id: productId } })
       expect(res.status).toBe(404)
-      expect(res.body).toEqual({ detail: `Product ${productId} not found` })
+      expect(res.body).toEqual(problem(`Product ${productId} not found`, "NOT_FOUND"))
     }
     for (const rewardId of [theirReward.id, unknown]) {
       const get = await call(server, `/api/v1/public/rewards/${rewardId}`, { key: tenant.key })
       expect(get.status).toBe(404)
-      expect(get.body).toEqual({ detail: `Reward ${rewardId} not found` })
+      expect(get.body).toEqual(problem(`Reward ${rewardId} not found`, "NOT_FOUND"))
       const patched = await call(server, `/api/v1/public/rewards/${rewardId}`, {
         key: tenant.key,
         method: "PATCH",
         body: { stock: 0 }
       })
       expect(patched.status).toBe(404)
-      expect(patched.body).toEqual({ detail: `Reward ${rewardId} not found` })
+      expect(patched.body).toEqual(problem(`Reward ${rewardId} not found`, "NOT_FOUND"))
     }
     const own = await call(server, "/api/v1/public/rewards?include_unavailable=true", { key: tenant.key })
     expect(own.body).toEqual([])

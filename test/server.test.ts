@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, createClient, createTenant, startServer, useServer } from "./support/index.js"
+import { call, createClient, createTenant, startServer, useServer, problem } from "./support/index.js"
 import { WRITTEN_OPERATIONS } from "../packages/mcp/test/spec.js"
 
 const server = useServer()
@@ -37,15 +37,17 @@ describe("operations endpoints", () => {
   it("unknown paths are a JSON 404", async () => {
     const res = await call(server, "/nope")
     expect(res.status).toBe(404)
-    expect(res.body).toEqual({ detail: "Not found" })
+    expect(res.body).toEqual(problem("Not found: the API is under /api/v1, its reference at /docs", "ROUTE_NOT_FOUND"))
     const api = await call(server, "/api/v1/public/nope", { key: "x" })
     expect(api.status).toBe(404)
-    expect(api.body).toEqual({ detail: expect.any(String) })
+    expect(api.body).toEqual(problem(expect.any(String), "ROUTE_NOT_FOUND"))
   })
 })
 
 describe("OpenAPI document and reference page", () => {
-  it("describes the company API as OpenAPI 3.1, version 1.5.0, with both security schemes and error bodies", async () => {
+  const describesApi =
+    "describes the company API as OpenAPI 3.1, version 1.5.0, with both security schemes and error bodies"
+  it(describesApi, async () => {
     const res = await call(server, "/api/v1/public/openapi.json")
     expect(res.status).toBe(200)
     const doc = res.body
@@ -250,7 +252,8 @@ describe("platform administration", () => {
 
 describe("graceful shutdown", () => {
   it("finishes in-flight requests on SIGTERM, then exits 0", async () => {
-    const doomed = await startServer()
+    // A grace period far longer than any shutdown: stopping well before it shows nothing waited for it.
+    const doomed = await startServer({ env: { FIDELIS_SHUTDOWN_GRACE_SECONDS: "120" } })
     const tenant = await createTenant(doomed)
     const client = await createClient(doomed, tenant)
     const inFlight = Array.from({ length: 10 }, (_, i) =>
@@ -268,26 +271,8 @@ describe("graceful shutdown", () => {
     expect(answered.every((status) => status === 200)).toBe(true)
     expect(exit).toEqual({ code: 0, signal: null })
     // Idle keep-alive connections do not hold the process until the grace period ends.
-    expect(stopMs, doomed.output()).toBeLessThan(8_000)
+    expect(stopMs, doomed.output()).toBeLessThan(60_000)
     expect(doomed.output()).toContain('"message":"stopped"')
-  })
-})
-
-describe("demo data on first start", () => {
-  it("prints a key once with a curl command that returns the demo clients", async () => {
-    const demo = await startServer({ env: { FIDELIS_DEMO: "1" }, embedded: true })
-    try {
-      const output = await demo.waitForOutput(/curl -s/)
-      const curl = /curl -s (\S+) -H 'X-API-Key: (fid_[A-Za-z0-9_-]+)'/.exec(output)
-      expect(curl, output).not.toBeNull()
-      const res = await fetch(curl![1]!, { headers: { "X-API-Key": curl![2]! } })
-      expect(res.status).toBe(200)
-      const body = (await res.json()) as { total: number; data: Array<{ nome: string }> }
-      expect(body.total).toBe(4)
-      expect(body.data.map((c) => c.nome)).toContain("Ana Souza")
-    } finally {
-      await demo.stop()
-    }
   })
 })
 
@@ -307,7 +292,7 @@ describe("request bodies", () => {
       body: "points=5"
     })
     expect(text.status).toBe(415)
-    expect(await text.json()).toEqual({ detail: expect.any(String) })
+    expect(await text.json()).toEqual(problem(expect.any(String), "UNSUPPORTED_MEDIA_TYPE"))
   })
 })
 
@@ -325,7 +310,10 @@ describe("query strings", () => {
 })
 
 describe("instants", () => {
-  it("refuses year 0000 and offsets beyond ±15:59 with 422 wherever an instant is taken, since the database cannot store them", async () => {
+  const unstorable =
+    "refuses year 0000 and offsets beyond ±15:59 with 422 wherever an instant is taken, " +
+    "since the database cannot store them"
+  it(unstorable, async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)
     const product = await call(server, "/api/v1/public/products", {

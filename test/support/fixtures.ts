@@ -74,6 +74,20 @@ export const useCoupon = (server: TestServer, tenant: Tenant, uid: string): Prom
 export const createCampaign = (server: TestServer, tenant: Tenant, body: Body): Promise<ApiRecord> =>
   send(server, tenant, "/referrals/campaigns", body, 201)
 
+/** The questions of every empresa's default `standard_csat_nps` survey, as the API shows them. */
+export const DEFAULT_SURVEY_FIELDS = [
+  { id: "csat", type: "rating", label: "Como você avalia sua experiência?", required: true, min: 1, max: 5 },
+  {
+    id: "nps",
+    type: "rating",
+    label: "De 0 a 10, o quanto você nos recomendaria a um amigo?",
+    required: true,
+    min: 0,
+    max: 10
+  },
+  { id: "comment", type: "text", label: "Quer deixar um comentário?", required: false }
+]
+
 export const createQuest = (server: TestServer, tenant: Tenant, body: Body): Promise<ApiRecord> =>
   send(server, tenant, "/quests", body, 201)
 

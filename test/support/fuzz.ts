@@ -75,7 +75,8 @@ const LEAKS: ReadonlyArray<RegExp> = [
   /\/work\//,
   /SqlError/,
   /postgres/i,
-  /pg_/,
+  // Not inside a word: a random API key (`fid_…1pg_…`) may contain the letters.
+  /(?<![\w-])pg_/,
   /relation "/,
   /syntax error at/,
   /ECONN/,

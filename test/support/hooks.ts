@@ -35,7 +35,8 @@ export const useServer = (options: StartOptions = {}): TestServer => {
     },
     output: () => current().output(),
     waitForOutput: (pattern, ms) => current().waitForOutput(pattern, ms),
-    stop: () => current().stop()
+    stop: () => current().stop(),
+    crash: () => current().crash()
   }
 }
 

@@ -1,3 +1,4 @@
+// Imported outside vitest too (test/conformance/run.ts, bench): no vitest import here.
 import type { TestServer } from "./server.js"
 
 export interface ApiResponse<T = any> {

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { createRealDatabase, realServerUrl, type TestDatabase } from "@fidelis/db/testing"
 
@@ -14,6 +16,8 @@ export interface TestServer {
   waitForOutput(pattern: RegExp, ms?: number): Promise<string>
   /** SIGTERM, then SIGKILL if it does not exit in time; resolves with how it exited. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** SIGKILL at once, as a crash: nothing shuts down, in-flight work is left as it was. */
+  crash(): Promise<void>
 }
 
 export interface StartOptions {
@@ -22,6 +26,24 @@ export interface StartOptions {
   readonly databaseUrl?: string
   /** Force the embedded database even when TEST_DATABASE_URL is set (first-start behaviour). */
   readonly embedded?: boolean
+  /**
+   * Start it as `npm start` does: the server package's own start script, run from its folder
+   * (apps/server), not the repository root. Relative paths in `env` then mean what they mean there.
+   */
+  readonly npmStart?: boolean
+}
+
+const SERVER_PACKAGE = join(ROOT, "apps", "server")
+
+/** `npm start`'s command: `npm run start -w @fidelis/server`, i.e. that package's start script, from its folder. */
+const npmStartCommand = () => {
+  const manifest = JSON.parse(readFileSync(join(SERVER_PACKAGE, "package.json"), "utf8")) as {
+    scripts: { start: string }
+  }
+  const [node, ...args] = manifest.scripts.start.split(" ")
+  if (node !== "node")
+    throw new Error(`apps/server's start script no longer starts with node: ${manifest.scripts.start}`)
+  return { args, cwd: SERVER_PACKAGE }
 }
 
 const waitForExit = (child: ChildProcess, ms: number) =>
@@ -46,8 +68,11 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
     database = await createRealDatabase(realServerUrl()!)
     databaseUrl = database.url
   }
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/server/src/main.ts"], {
-    cwd: ROOT,
+  const { args, cwd } = options.npmStart
+    ? npmStartCommand()
+    : { args: ["--import", "tsx", "apps/server/src/main.ts"], cwd: ROOT }
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: {
       PATH: process.env["PATH"] ?? "",
       NODE_ENV: "production",
@@ -105,6 +130,11 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
       }
       await database?.drop()
       return { code: child.exitCode, signal: child.signalCode }
+    },
+    crash: async () => {
+      child.kill("SIGKILL")
+      await waitForExit(child, 5_000)
+      await database?.drop()
     }
   }
 }

@@ -1,20 +1,35 @@
 import {
   appRouter,
   Config,
+  endUserApiRouter,
   databaseReady,
+  INTERNAL_MESSAGE,
   internalApiRouter,
   log,
   MAX_BATCH_CALLS,
   problemOf,
   publicApiRouter,
+  publicUrlOf,
   requestContextFromHeaders,
+  requestRefusal,
   withBodyLimit,
+  withRequestId,
   type CoreRuntime
 } from "@fidelis/core"
 import { createMcpHandler } from "@fidelis/mcp"
-import { createRestHandler, docsAsset, docsPage, openApiDocument } from "@fidelis/rest"
+import {
+  createRestHandler,
+  createRouteIndex,
+  docsAsset,
+  docsPage,
+  END_USER_GUIDE,
+  openApiDocument,
+  problemResponse
+} from "@fidelis/rest"
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch"
 import { H3 } from "h3"
+import { accountPage } from "./account-pages/index.js"
+import { surveyPage } from "./survey-page/index.js"
 
 declare module "h3" {
   interface H3EventContext {
@@ -32,6 +47,7 @@ export interface AppOptions {
   readonly maxBodyBytes: number
 }
 
+const API_BASE = "/api/v1"
 const PUBLIC_BASE = "/api/v1/public"
 const INTERNAL_BASE = "/api/v1/internal"
 
@@ -51,21 +67,43 @@ const describe = (error: unknown): string => {
 const levelOf = (status: number) => (status === 503 ? "warn" : status >= 500 ? "error" : "info")
 
 /** The REST base paths: each serves its router's OpenAPI routes and its own OpenAPI document. */
-const restApis = [
+export const restApis = [
   {
     base: PUBLIC_BASE,
     router: publicApiRouter,
     title: "Fidelis company API",
     description:
-      "Clients, points, coupons, loyalty cards, rewards, referrals, surveys and metrics of one empresa, authenticated with its API key."
+      "Clients, points, coupons, loyalty cards, rewards, referrals, surveys and metrics of one empresa, " +
+      "authenticated with its API key; and the public survey routes a respondent's page calls, " +
+      "which take no key."
   },
   {
     base: INTERNAL_BASE,
     router: internalApiRouter,
     title: "Fidelis platform administration API",
     description: "Empresas, plans and API keys; needs an admin-scope key."
+  },
+  {
+    base: API_BASE,
+    router: endUserApiRouter,
+    title: "Fidelis end-user API",
+    description:
+      "A person's account across every store: register, log in, refresh the session and read the profile. " +
+      "Authenticated with the bearer access token register, login and refresh return.",
+    guide: END_USER_GUIDE
   }
 ] as const
+
+/** The OpenAPI document an API serves at `origin` (what `npm run lint:openapi` lints, too). */
+export const restDocument = (api: (typeof restApis)[number], origin: string, idempotencyTtlSeconds: number) =>
+  openApiDocument({
+    router: api.router,
+    title: api.title,
+    description: api.description,
+    serverUrl: `${origin}${api.base}`,
+    idempotencyTtlSeconds,
+    ...("guide" in api && api.guide)
+  })
 
 export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, maxBodyBytes }: AppOptions) => {
   const mcp = createMcpHandler({ runtime, allowedOrigins, conformanceFixtures: mcpConformanceFixtures, maxBodyBytes })
@@ -80,34 +118,52 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
         return json({ status: "unavailable", detail: "database unreachable" }, 503)
       }
     })
+    .get("/", () => new Response(null, { status: 302, headers: { Location: "/docs" } }))
     .get("/docs", () => docsPage(`${PUBLIC_BASE}/openapi.json`, "/docs/assets"))
+    .get("/docs/end-user", () => docsPage(`${API_BASE}/openapi.json`, "/docs/assets"))
     .get("/docs/assets/:name", (event) => docsAsset(event.context.params?.["name"] ?? ""))
+    .get("/s/:ref", surveyPage(runtime))
+    .get("/account/verify-email", accountPage("verify-email"))
+    .get("/account/reset-password", accountPage("reset-password"))
 
-  for (const { base, router, title, description } of restApis) {
-    const rest = createRestHandler({ runtime, router, endpoint: base, maxBodyBytes })
-    let document: unknown
+  // Every REST route, so a path one API lacks can name the nearest route of either.
+  const routes = createRouteIndex(restApis)
+  for (const api of restApis) {
+    const { base, router } = api
+    const rest = createRestHandler({ runtime, router, endpoint: base, maxBodyBytes, routes })
+    // Without FIDELIS_PUBLIC_URL the server URL is the one the request reached; only the last is kept,
+    // so Host headers cannot grow a cache.
+    let cached: { readonly origin: string; readonly document: unknown } | undefined
     app
-      .get(`${base}/openapi.json`, async () => {
-        document ??= openApiDocument({
-          router,
-          title,
-          description,
-          baseUrl: base,
-          idempotencyTtlSeconds: (await runtime.runPromise(Config)).idempotencyTtlSeconds
-        })
-        return json(document)
+      .get(`${base}/openapi.json`, async (event) => {
+        const config = await runtime.runPromise(Config)
+        const origin = publicUrlOf(config, event.url.origin)
+        if (cached?.origin !== origin) {
+          cached = { origin, document: restDocument(api, origin, config.idempotencyTtlSeconds) }
+        }
+        return json(cached.document)
       })
       .all(`${base}/**`, (event) =>
-        rest(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
+        rest(event.req, {
+          requestId: event.context.requestId,
+          onInternalError: event.context.report,
+          peerAddress: event.req.ip
+        })
       )
   }
 
   app
-    .all("/trpc/**", (event) =>
-      fetchRequestHandler({
+    .all("/trpc/**", (event) => {
+      // Kept as tRPC reads it, so a body it cannot parse is shown where it broke.
+      const received: Uint8Array[] = []
+      const rawInput = () =>
+        event.req.method === "GET"
+          ? (event.url.searchParams.get("input") ?? undefined)
+          : Buffer.concat(received).toString()
+      return fetchRequestHandler({
         endpoint: "/trpc",
         // Read lazily by tRPC, after the procedures' authentication: a stranger's body stays unread.
-        req: withBodyLimit(event.req, maxBodyBytes),
+        req: withBodyLimit(event.req, maxBodyBytes, received),
         router: appRouter,
         // Each call of a batch counts against the rate limit; this bounds the work of one request.
         maxBatchSize: MAX_BATCH_CALLS,
@@ -115,20 +171,29 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
           requestContextFromHeaders(runtime, req.headers, {
             requestId: event.context.requestId,
             signal: req.signal,
-            resHeaders
+            resHeaders,
+            rawInput,
+            peerAddress: event.req.ip
           }),
         responseMeta: ({ errors }) => ({
-          headers: Object.assign({}, ...errors.map((error) => problemOf(error).headers))
+          headers: Object.assign({}, ...errors.map((error) => problemOf(error, event.context.requestId).headers))
         }),
         onError: ({ error }) => {
           if (error.code === "INTERNAL_SERVER_ERROR") event.context.report(error)
         }
       })
-    )
+    })
     .all("/mcp", (event) =>
       mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
     )
-    .all("/**", () => json({ detail: "Not found" }, 404))
+    .all("/**", (event) =>
+      problemResponse(
+        problemOf(
+          requestRefusal("ROUTE_NOT_FOUND", `Not found: the API is under ${API_BASE}, its reference at /docs`),
+          event.context.requestId
+        )
+      )
+    )
 
   /**
    * Each request gets an id (the caller's X-Request-Id when it is sane), echoed back, and one
@@ -144,10 +209,10 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     }
     let res: Response
     try {
-      res = await app.request(req, undefined, { requestId, report })
+      res = await withRequestId(requestId, () => app.request(req, undefined, { requestId, report }))
     } catch (error) {
       report(error)
-      res = json({ detail: "Internal server error" }, 500)
+      res = problemResponse(problemOf(requestRefusal("INTERNAL_ERROR", INTERNAL_MESSAGE), requestId))
     }
     // Responses built elsewhere may have immutable headers; a copy is always writable.
     const headers = new Headers(res.headers)

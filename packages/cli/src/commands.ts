@@ -1,4 +1,4 @@
-import { idempotencyKeyDescription, type ProcedureMeta } from "@fidelis/core"
+import { END_USER_SCOPES, idempotencyKeyDescription, type ProcedureMeta } from "@fidelis/core"
 import { initTRPC, type AnyProcedure, type AnyRouter } from "@trpc/server"
 import { parseRouter, type TrpcCliMeta } from "trpc-cli"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
@@ -61,6 +61,7 @@ const asFlag = (schema: JsonSchema): { schema: JsonSchema; nullable: boolean } =
 const usage = (message: string) => new CommandFailed(message, ExitCode.Usage)
 
 const scopeNote: Record<string, string> = {
+  public: "Public: needs no API key (what a respondent's survey page calls); counts against the caller's address.",
   empresa: "Acts on one empresa: the API key's own, or the one --empresa names (admin key or local mode).",
   admin: "Platform administration: local mode, or an admin-scope API key."
 }
@@ -121,7 +122,10 @@ const deriveCommand = ({ path, type, input, meta }: Source, reserved: ReadonlySe
   if (meta.idempotent) {
     if (taken.has("idempotency-key")) throw new Error(`${path}: input field collides with --idempotency-key`)
     // Help is built before a server is chosen, so it cannot name that server's key lifetime.
-    properties[IDEMPOTENCY_KEY] = { type: "string", description: idempotencyKeyDescription(undefined) }
+    properties[IDEMPOTENCY_KEY] = {
+      type: "string",
+      description: idempotencyKeyDescription(undefined, meta.idempotent)
+    }
     bindings.set(IDEMPOTENCY_KEY, { kind: "idempotencyKey" })
   }
 
@@ -206,6 +210,8 @@ export const cliRouter = (
     if (!info.inputSchemas.success) throw new Error(`${path}: input has no JSON Schema (${info.inputSchemas.error})`)
     // parseRouter hands back the procedure's own meta (core sets no `cliMeta`).
     const meta = info.meta as ProcedureMeta
+    // The end-user API is a person's, with their own token: not an operator's command.
+    if (meta.scope !== undefined && END_USER_SCOPES.has(meta.scope)) continue
     const own = custom[path]
     if (own !== undefined) {
       const description = [meta.openapi?.summary, own.description, meta.scope && scopeNote[meta.scope]]

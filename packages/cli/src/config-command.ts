@@ -88,14 +88,17 @@ export const addConfigCommand = (program: Command, { io, options }: ConfigContex
     .description(
       [
         "Profiles of --url, --api-key and --empresa in a config file, so they need not be typed each time.",
-        "The file: $FIDELIS_CONFIG, else $XDG_CONFIG_HOME/fidelis/config.json, else ~/.config/fidelis/config.json. --profile (or FIDELIS_PROFILE) picks a profile, else the default one; a flag or FIDELIS_* variable still wins over the profile."
+        "The file: $FIDELIS_CONFIG, else $XDG_CONFIG_HOME/fidelis/config.json, else ~/.config/fidelis/config.json. " +
+          "--profile (or FIDELIS_PROFILE) picks a profile, else the default one; a flag or FIDELIS_* variable still " +
+          "wins over the profile."
       ].join("\n\n")
     )
 
   config
     .command("set")
     .description(
-      "Set url, api_key or empresa in the profile (--profile, else the default); without a value it is read from stdin, or asked for without echo, so a key stays out of the shell history"
+      "Set url, api_key or empresa in the profile (--profile, else the default); without a value it is read from " +
+        "stdin, or asked for without echo, so a key stays out of the shell history"
     )
     .argument("<key>", PROFILE_KEYS.join(", "))
     .argument("[value]", "the value; omit it for api_key")

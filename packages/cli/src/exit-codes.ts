@@ -1,4 +1,4 @@
-import { errorKindOfStatus } from "@fidelis/core"
+import { errorKindOfStatus, type ErrorCode } from "@fidelis/core"
 
 /**
  * The process exit status says what kind of failure it was, so scripts can branch without parsing
@@ -36,23 +36,57 @@ export const exitCodeOf = (status: number | undefined): ExitCode => {
 export const EXIT_CODES_HELP = `Exit codes:
   0    success
   1    unexpected failure
-  2    usage error or invalid input (400, 422)
+  2    usage error or invalid input (400, 422); local mode while a server holds the database (use --url)
   3    not authenticated or not allowed (401, 403)
   4    not found (404)
   5    conflict: a business rule or an idempotency clash refused it (409)
   6    rate limited (429)
-  7    unavailable: embedded database busy, database or server unreachable
+  7    unavailable: embedded database busy (another command), database or server unreachable
   8    configuration: the config file is invalid, or names an unknown profile or key
   130  interrupted (Ctrl-C)`
+
+/**
+ * A failure as `--json` prints it: the server's error body (`detail`, `code`, `request_id`), or
+ * for a failure of the CLI's own, its message and a code of the same kind.
+ */
+export interface ErrorBody {
+  readonly detail: unknown
+  readonly code: string
+  readonly request_id?: string
+}
+
+/**
+ * The codes of failures no server answered, by exit status: core's codes where one fits, and two
+ * of the CLI's own (USAGE_ERROR, CONFIG_ERROR) for what only a command line can get wrong.
+ */
+const OWN_CODES: Record<ExitCode, ErrorCode | "USAGE_ERROR" | "CONFIG_ERROR"> = {
+  [ExitCode.Ok]: "INTERNAL_ERROR",
+  [ExitCode.Failure]: "INTERNAL_ERROR",
+  [ExitCode.Usage]: "USAGE_ERROR",
+  [ExitCode.Auth]: "UNAUTHENTICATED",
+  [ExitCode.NotFound]: "NOT_FOUND",
+  [ExitCode.Conflict]: "BAD_REQUEST",
+  [ExitCode.RateLimited]: "RATE_LIMIT_EXCEEDED",
+  [ExitCode.Unavailable]: "SERVICE_UNAVAILABLE",
+  [ExitCode.Config]: "CONFIG_ERROR",
+  [ExitCode.Interrupted]: "REQUEST_ABORTED"
+}
 
 /** A command failed in a way already explained: one line for stderr and the exit status. */
 export class CommandFailed extends Error {
   constructor(
     message: string,
-    readonly exitCode: ExitCode
+    readonly exitCode: ExitCode,
+    /** The server's error body, when a call failed. */
+    readonly problem?: ErrorBody
   ) {
     super(message)
     this.name = "CommandFailed"
+  }
+
+  /** What `--json` prints on stderr. */
+  get body(): ErrorBody {
+    return this.problem ?? { detail: this.message, code: OWN_CODES[this.exitCode] }
   }
 }
 

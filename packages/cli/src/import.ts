@@ -69,7 +69,8 @@ const progressBar = (terminal: NodeJS.WriteStream) =>
     {
       stream: terminal,
       format:
-        "importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {skipped} skipped, {invalid} invalid",
+        "importing [{bar}] {percentage}% | {value}/{total} rows | {created} created, {skipped} skipped, " +
+        "{invalid} invalid",
       barCompleteChar: "#",
       barIncompleteChar: "-",
       hideCursor: true
@@ -92,7 +93,8 @@ const summaryOf = (file: string, dryRun: boolean, results: ReadonlyArray<ImportR
 const humanReport = (summary: ReturnType<typeof summaryOf>) => {
   const verb = summary.dry_run ? "would be created" : "created"
   const lines = [
-    `${summary.dry_run ? "dry run of" : "imported"} ${summary.file}: ${summary.created} ${verb}, ${summary.skipped} skipped (already a client), ${summary.invalid} invalid`
+    `${summary.dry_run ? "dry run of" : "imported"} ${summary.file}: ${summary.created} ${verb}, ` +
+      `${summary.skipped} skipped (already a client), ${summary.invalid} invalid`
   ]
   for (const result of summary.results) {
     if (result.status !== "invalid") continue
@@ -108,7 +110,10 @@ interface ImportContext {
 }
 
 export const importClientsCommand = ({ io, call, json }: ImportContext): CustomCommand => ({
-  description: `Reads a CSV file (header ${IMPORT_COLUMNS.join(",")}) and imports its clients in batches, with a progress bar on a terminal. Rows whose email or CPF is already a client are skipped, so re-running is safe; invalid rows are listed by line at the end (exit 2).`,
+  description:
+    `Reads a CSV file (header ${IMPORT_COLUMNS.join(",")}) and imports its clients in batches, ` +
+    `with a progress bar on a terminal. Rows whose email or CPF is already a client are skipped, ` +
+    `so re-running is safe; invalid rows are listed by line at the end (exit 2).`,
   jsonSchema: {
     type: "object",
     properties: {

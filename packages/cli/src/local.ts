@@ -22,16 +22,19 @@ const openFailure = (error: unknown): CommandFailed => {
     ? Cause.failureOption(error[Runtime.FiberFailureCauseId])
     : Option.none()
   if (Option.isSome(failure) && failure.value instanceof EmbeddedDatabaseBusy) {
-    return new CommandFailed(failure.value.message, ExitCode.Unavailable)
+    // A server holds it: the command needs --url, which retrying will not change. Another
+    // process (a CLI command) lets go soon: unavailable for now.
+    const exit = failure.value.url === undefined ? ExitCode.Unavailable : ExitCode.Usage
+    return new CommandFailed(failure.value.message, exit)
   }
   const reason = Option.isSome(failure) && failure.value instanceof Error ? failure.value.message : String(error)
   return new CommandFailed(`cannot open the database: ${reason}`, ExitCode.Unavailable)
 }
 
-const callFailure = (error: unknown): CommandFailed => {
+const callFailure = (error: unknown, requestId: string): CommandFailed => {
   if (!(error instanceof TRPCError)) return new CommandFailed(String(error), ExitCode.Failure)
-  const problem = problemOf(error)
-  return new CommandFailed(problemLine(problem.body.detail, problem.status, error.message), exitCodeOf(problem.status))
+  const { status, body } = problemOf(error, requestId)
+  return new CommandFailed(problemLine(body.detail, status, error.message), exitCodeOf(status), body)
 }
 
 export interface LocalOptions {
@@ -72,7 +75,7 @@ export const openLocal = async ({ env, empresa, signal }: LocalOptions): Promise
       try {
         return { value: await procedureAt(createAppCaller(ctx), path)(input), headers }
       } catch (error) {
-        throw callFailure(error)
+        throw callFailure(error, ctx.requestId)
       }
     },
     close: () => runtime.dispose()

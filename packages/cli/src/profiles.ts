@@ -98,7 +98,8 @@ export const selectProfile = (path: string, config: ConfigFile, requested: strin
     const known = Object.keys(config.profiles)
     const source = requested ? "" : ` (the default_profile of ${path})`
     throw configError(
-      `unknown profile "${name}"${source}: ${known.length > 0 ? `known: ${known.join(", ")}` : `${path} has no profiles`}; ` +
+      `unknown profile "${name}"${source}: ` +
+        `${known.length > 0 ? `known: ${known.join(", ")}` : `${path} has no profiles`}; ` +
         `create it with: fidelis config set --profile ${name} url <url>`
     )
   }

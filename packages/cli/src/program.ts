@@ -16,8 +16,11 @@ const GLOBAL_OPTIONS = new Set(["url", "api-key", "empresa", "profile", "json", 
 
 const DESCRIPTION = [
   "Fidelis from the command line: every command is a procedure of the platform's API.",
-  "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR (default ./data), as platform admin. With --url it calls that server over HTTP, authenticated by --api-key.",
-  "A profile of the config file (see fidelis config --help) can hold --url, --api-key and --empresa; a flag wins over its FIDELIS_* variable, which wins over the profile."
+  "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR " +
+    "(default: data at the repository root), as platform admin. With --url it calls that server over HTTP, " +
+    "authenticated by --api-key.",
+  "A profile of the config file (see fidelis config --help) can hold --url, --api-key and --empresa; " +
+    "a flag wins over its FIDELIS_* variable, which wins over the profile."
 ].join("\n\n")
 
 const EPILOGUE = `

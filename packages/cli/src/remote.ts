@@ -17,6 +17,9 @@ interface ErrorData {
   readonly code?: TRPC_ERROR_CODE_KEY
   readonly httpStatus?: number
   readonly detail?: unknown
+  /** The machine code every error body carries (`code` on the other surfaces). */
+  readonly error_code?: string
+  readonly request_id?: string
 }
 
 const checkedUrl = (url: string) => {
@@ -39,10 +42,15 @@ const callFailure = (error: unknown, options: RemoteOptions, response: Response 
     if (data.code === "UNAUTHORIZED" && options.apiKey === undefined) {
       line += "; pass --api-key, set FIDELIS_API_KEY or add api_key to a profile (fidelis config set api_key)"
     }
+    const requestId = data.request_id ?? response?.headers.get("x-request-id") ?? undefined
     // A 500 hides its cause; the request id is what finds it in the server's log.
-    const requestId = status !== undefined && status >= 500 ? response?.headers.get("x-request-id") : null
-    if (requestId) line += `, request id ${requestId}`
-    return new CommandFailed(line, exitCodeOf(status))
+    if (requestId !== undefined && status !== undefined && status >= 500) line += `, request id ${requestId}`
+    const body = {
+      detail: data.detail ?? error.message,
+      code: data.error_code ?? data.code,
+      ...(requestId !== undefined && { request_id: requestId })
+    }
+    return new CommandFailed(line, exitCodeOf(status), body)
   }
   const endpoint = `${options.url.replace(/\/+$/, "")}/trpc`
   if (response === undefined) {

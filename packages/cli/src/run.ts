@@ -7,16 +7,21 @@ import { importClientsCommand } from "./import.js"
 import { buildProgram } from "./program.js"
 import { createSession, type CliIo, type GlobalOptions } from "./session.js"
 
-/** Prints a failure as one line and says which exit status it earns. */
-const report = (error: unknown, io: CliIo): ExitCode => {
+/**
+ * Prints a failure as one line, or with `--json` as the error body a script reads (the server's
+ * `detail`, `code` and `request_id`), and says which exit status it earns.
+ */
+const report = (error: unknown, io: CliIo, json: boolean): ExitCode => {
   // Commander has printed its own message (or the help or version asked for).
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage
   // trpc-cli hands back what a procedure threw, unwrapped from the mirror router's TRPCError.
-  const failure = error instanceof CommandFailed ? error : undefined
-  io.stderr(
-    `${io.styles.stderr.error("error:")} ${failure?.message ?? (error instanceof Error ? error.message : String(error))}\n`
-  )
-  return failure?.exitCode ?? ExitCode.Failure
+  const failure =
+    error instanceof CommandFailed
+      ? error
+      : new CommandFailed(error instanceof Error ? error.message : String(error), ExitCode.Failure)
+  if (json) io.stderr(`${JSON.stringify(failure.body, null, 2)}\n`)
+  else io.stderr(`${io.styles.stderr.error("error:")} ${failure.message}\n`)
+  return failure.exitCode
 }
 
 /**
@@ -51,7 +56,7 @@ export const runCli = async (argv: ReadonlyArray<string>, io: Partial<CliIo> = {
     await program.parseAsync([...argv], { from: "user" })
     return ExitCode.Ok
   } catch (error) {
-    return report(error, fullIo)
+    return report(error, fullIo, json())
   } finally {
     await session.close()
   }

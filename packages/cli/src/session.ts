@@ -84,7 +84,8 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     }
     if (profile.values.api_key !== undefined) {
       throw new CommandFailed(
-        `profile "${profile.name}" has an api_key but no url; set one with: fidelis config set --profile ${profile.name} url <url>`,
+        `profile "${profile.name}" has an api_key but no url; ` +
+          `set one with: fidelis config set --profile ${profile.name} url <url>`,
         ExitCode.Config
       )
     }

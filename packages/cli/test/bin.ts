@@ -36,16 +36,17 @@ const NO_CONFIG = join(tmpdir(), "fidelis-test-no-config", "config.json")
 /**
  * Runs the `fidelis` bin as a user would, in a clean environment: only PATH and `env`, so a
  * developer's FIDELIS_URL, DATABASE_URL or config file never leaks into a test. `input`, when
- * given, is piped to its stdin.
+ * given, is piped to its stdin; `cwd` is the folder it runs from (the repository root by default).
  */
 export const fidelis = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
   timeoutMs = 45_000,
-  input?: string
+  input?: string,
+  cwd = ROOT
 ) => {
-  const child = spawn(process.execPath, ["packages/cli/bin/fidelis.js", ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [join(ROOT, "packages/cli/bin/fidelis.js"), ...args], {
+    cwd,
     env: { PATH: process.env["PATH"] ?? "", FIDELIS_CONFIG: NO_CONFIG, ...env },
     stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"]
   })

@@ -8,7 +8,8 @@ const complete = (script: string, words: string[]) =>
     "bash",
     [
       "-c",
-      `eval "$1"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _fidelis; echo "\${COMPREPLY[*]}"`,
+      `eval "$1"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _fidelis; ` +
+        `echo "\${COMPREPLY[*]}"`,
       "_",
       script
     ],

@@ -114,7 +114,9 @@ describe("fidelis config", () => {
     writeFileSync(file, JSON.stringify({ default_profile: "prod", profiles: { prod: { url: "http://127.0.0.1:1" } } }))
     expect(failure(await fidelis(["--profile", "staging", "clients", "list"], env))).toEqual({
       code: 8,
-      line: 'error: unknown profile "staging": known: prod; create it with: fidelis config set --profile staging url <url>'
+      line:
+        'error: unknown profile "staging": known: prod; ' +
+        "create it with: fidelis config set --profile staging url <url>"
     })
     expect(failure(await fidelis(["clients", "list"], { ...env, FIDELIS_PROFILE: "nope" })).code).toBe(8)
     expect(failure(await fidelis(["config", "use", "nope"], env)).code).toBe(8)

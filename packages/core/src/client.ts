@@ -1,4 +1,4 @@
-import { createTRPCClient, httpLink } from "@trpc/client"
+import { createTRPCClient, httpLink, type TRPCClient } from "@trpc/client"
 import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import type { AppRouter } from "./router.js"
 
@@ -21,7 +21,7 @@ export interface FidelisCallContext {
  * A typed client for internal TypeScript services. Calls are not batched, so each carries its own
  * headers (an idempotency key must never apply to a neighbour in a batch) and its own rate-limit hit.
  */
-export const createFidelisClient = (options: FidelisClientOptions) =>
+export const createFidelisClient = (options: FidelisClientOptions): TRPCClient<AppRouter> =>
   createTRPCClient<AppRouter>({
     links: [
       httpLink({

@@ -1,5 +1,5 @@
 import { setMaxListeners } from "node:events"
-import type { Admission } from "./auth/admission.js"
+import type { Admission, Meter, UserAdmission } from "./auth/admission.js"
 import type { Credentials, Principal } from "./auth/principal.js"
 import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import { MAX_BATCH_CALLS } from "./limits.js"
@@ -21,8 +21,18 @@ export interface RequestContext {
   readonly signal: AbortSignal | undefined
   /** Set only by in-process callers that are trusted by construction (the local CLI). */
   readonly trustedPrincipal: Principal | undefined
+  /** The TCP peer's address, when the call came over the network (the public routes' budget). */
+  readonly peerAddress: string | undefined
+  /** The request's `X-Forwarded-For`, believed only from a trusted proxy (FIDELIS_TRUSTED_PROXIES). */
+  readonly forwardedFor: string | undefined
   /** Set by the first authentication; shared by every call the request carries. */
   admission?: Admission
+  /** The raw text the surface parses the input from, once read: to say where malformed JSON broke. */
+  readonly rawInput?: (() => string | undefined) | undefined
+  /** The client address's budget as the response headers show it (public procedures). */
+  addressMeter?: Meter
+  /** Set by the first bearer authentication (end-user API); shared by every call the request carries. */
+  userAdmission?: UserAdmission
 }
 
 export interface RequestContextInit {
@@ -34,6 +44,10 @@ export interface RequestContextInit {
   readonly resHeaders?: Headers | undefined
   readonly signal?: AbortSignal | undefined
   readonly trustedPrincipal?: Principal | undefined
+  readonly clientIp?: string | undefined
+  readonly rawInput?: (() => string | undefined) | undefined
+  readonly peerAddress?: string | undefined
+  readonly forwardedFor?: string | null | undefined
 }
 
 export const createRequestContext = (init: RequestContextInit): RequestContext => {
@@ -48,7 +62,10 @@ export const createRequestContext = (init: RequestContextInit): RequestContext =
     actAsEmpresa: init.actAsEmpresa ?? undefined,
     resHeaders: init.resHeaders ?? new Headers(),
     signal: init.signal,
-    trustedPrincipal: init.trustedPrincipal
+    trustedPrincipal: init.trustedPrincipal,
+    rawInput: init.rawInput,
+    peerAddress: init.peerAddress,
+    forwardedFor: init.forwardedFor ?? undefined
   }
 }
 
@@ -56,13 +73,22 @@ export const createRequestContext = (init: RequestContextInit): RequestContext =
 export const requestContextFromHeaders = (
   runtime: CoreRuntime,
   headers: Headers,
-  extra: { requestId?: string; signal?: AbortSignal; resHeaders?: Headers } = {}
+  extra: {
+    requestId?: string
+    signal?: AbortSignal
+    resHeaders?: Headers
+    rawInput?: () => string | undefined
+    peerAddress?: string | undefined
+  } = {}
 ): RequestContext =>
   createRequestContext({
     runtime,
     requestId: extra.requestId,
     signal: extra.signal,
     resHeaders: extra.resHeaders,
+    rawInput: extra.rawInput,
+    peerAddress: extra.peerAddress,
+    forwardedFor: headers.get("x-forwarded-for"),
     credentials: { apiKey: headers.get("x-api-key"), authorization: headers.get("authorization") },
     idempotencyKey: headers.get(IDEMPOTENCY_KEY.header),
     actAsEmpresa: headers.get("fidelis-empresa")

@@ -49,14 +49,18 @@ export const PageQuery = {
   per_page: z.coerce.number().int().min(1).max(100).default(20).describe("Items per page, 1 to 100")
 }
 
-export const paginated = <T extends z.ZodType>(item: T) =>
-  z.object({
+/** A page of a named resource is named after it (`ClientPage`), so the OpenAPI document lists it once. */
+export const paginated = <T extends z.ZodType>(item: T) => {
+  const page = z.object({
     data: z.array(item),
-    total: z.number().int(),
-    page: z.number().int(),
-    pages: z.number().int(),
-    per_page: z.number().int()
+    total: z.number().int().min(0).describe("Items across every page"),
+    page: z.number().int().min(1).describe("This page's number, from 1"),
+    pages: z.number().int().min(0).describe("Number of pages"),
+    per_page: z.number().int().min(1).describe("Items per page")
   })
+  const id = item.meta()?.id
+  return id === undefined ? page : page.meta({ id: `${id}Page` })
+}
 
 export const pageOf = <T>(data: ReadonlyArray<T>, total: number, page: number, perPage: number) => ({
   data: [...data],
@@ -68,3 +72,14 @@ export const pageOf = <T>(data: ReadonlyArray<T>, total: number, page: number, p
 
 /** Removes everything but digits: documents and phones arrive formatted in any way. */
 export const digitsOnly = (value: string) => value.replace(/\D+/g, "")
+
+/**
+ * Outputs of procedures whose REST answer is not JSON (`meta.response`): the REST adapter turns
+ * them into a 302, an HTML page or a file; tRPC, MCP and the CLI return them as they are.
+ */
+export const RedirectTo = z.object({ location: z.url().describe("Where the 302 sends the caller") })
+export const HtmlPage = z.object({ html: z.string().describe("The page, served as text/html") })
+export const FileBody = z.object({
+  content_type: z.string().describe("The media type the file is served as"),
+  body_base64: z.string().describe("The file's bytes, base64-encoded")
+})

@@ -40,3 +40,19 @@ export type QuestId = z.infer<typeof QuestId>
 /** An API key's id (never the key itself). */
 export const KeyId = Uuid.brand<"KeyId">()
 export type KeyId = z.infer<typeof KeyId>
+
+/** A public survey response (the contact step and the company's list name it). */
+export const ResponseId = Uuid.brand<"ResponseId">()
+export type ResponseId = z.infer<typeof ResponseId>
+
+/** A message of the email outbox. */
+export const EmailMessageId = Uuid.brand<"EmailMessageId">()
+export type EmailMessageId = z.infer<typeof EmailMessageId>
+
+/** An end-user account (global, not a tenant's). */
+export const UserId = Uuid.brand<"UserId">()
+export type UserId = z.infer<typeof UserId>
+
+/** One user's membership of one empresa's team (spec 2.4's team member `id`). */
+export const TeamMemberId = Uuid.brand<"TeamMemberId">()
+export type TeamMemberId = z.infer<typeof TeamMemberId>

@@ -1,8 +1,19 @@
 export { ApiKeys } from "./auth/service.js"
 export { Empresas } from "./empresas/service.js"
 export { Quests } from "./quests/service.js"
+export { Surveys } from "./surveys/service.js"
+export {
+  ActiveSurvey,
+  ContactResult,
+  SubmissionResult,
+  type ActiveSurveyInput,
+  type SaveContactInput,
+  type SubmitResponseInput
+} from "./surveys/contracts.js"
+export { PHONE_RULE } from "./documents.js"
+export { PASSWORD_LENGTH } from "./accounts/contracts.js"
 export { LOCAL_ADMIN, type Credentials, type Principal } from "./auth/principal.js"
-export { Config, configFromEnv, type CoreConfig } from "./config.js"
+export { Config, configFromEnv, projectRoot, publicUrlOf, resolveDataDir, type CoreConfig } from "./config.js"
 export {
   createRequestContext,
   requestContextFromHeaders,
@@ -11,10 +22,24 @@ export {
 } from "./context.js"
 export * from "./errors.js"
 export * from "./ids.js"
-export { SCOPE_ERRORS, type ProcedureMeta, type Scope } from "./meta.js"
+export { AREAS, END_USER_SCOPES, SCOPE_ERRORS, type IdempotencyMode, type ProcedureMeta, type Scope } from "./meta.js"
 export { DEFAULT_MAX_BODY_BYTES, MAX_BATCH_CALLS, readBody, withBodyLimit } from "./limits.js"
-export { INTERNAL_MESSAGE, problemOf, validationError, type Problem } from "./problem.js"
-export { appRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
+export {
+  INTERNAL_MESSAGE,
+  malformedJson,
+  problemOf,
+  RATE_LIMIT_EXCEEDED,
+  requestRefusal,
+  RequestRefused,
+  unsupportedMediaTypeMessage,
+  validationError,
+  type Problem,
+  type ProblemBody,
+  type RequestErrorCode
+} from "./problem.js"
+export { closest, editDistance } from "./closest.js"
+export { currentRequestId, withRequestId } from "./request-scope.js"
+export { appRouter, endUserApiRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
 export {
   catalogueOf,
   createAppCaller,
@@ -34,8 +59,13 @@ export {
   type ImportRowResult
 } from "./clients/contracts.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
-export { admit, createCallerFactory } from "./trpc.js"
+export { admit, admitFor, createCallerFactory } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"
 export { runEffect } from "./trpc.js"
 export { sweepExpired } from "./maintenance.js"
+export { mailTarget, startWorkers, type Workers, type WorkersOptions } from "./workers.js"
+export { Outbox } from "./email/service.js"
+export { escapeHtml } from "./email/render.js"
+export { Jobs } from "./jobs/service.js"
+export type { ResponseKind } from "./meta.js"
 export { log, type Level } from "./log.js"

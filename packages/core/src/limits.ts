@@ -1,4 +1,4 @@
-import { TRPCError } from "@trpc/server"
+import { requestRefusal } from "./problem.js"
 
 /**
  * The default request body limit of every surface. The largest legitimate body is a 500-row
@@ -15,7 +15,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const MAX_BATCH_CALLS = 100
 
 const tooLarge = (limit: number) =>
-  new TRPCError({ code: "PAYLOAD_TOO_LARGE", message: `Request body exceeds the limit of ${limit} bytes` })
+  requestRefusal("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${limit} bytes`)
 
 /**
  * Reads what is left of a refused body and throws it away: the client is still sending it, and
@@ -53,6 +53,13 @@ async function* chunksOf(req: Request, limit: number): AsyncGenerator<Uint8Array
   }
 }
 
+async function* recorded(chunks: AsyncGenerator<Uint8Array>, into: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    into.push(chunk)
+    yield chunk
+  }
+}
+
 /** The whole body as text, refused with a 413 TRPCError past `limit` bytes. */
 export const readBody = async (req: Request, limit: number): Promise<string> => {
   const chunks: Uint8Array[] = []
@@ -60,10 +67,14 @@ export const readBody = async (req: Request, limit: number): Promise<string> => 
   return Buffer.concat(chunks).toString()
 }
 
-/** The same request with its body limited, for handlers that read it themselves (tRPC's fetch adapter). */
-export const withBodyLimit = (req: Request, limit: number): Request => {
+/**
+ * The same request with its body limited, for handlers that read it themselves (tRPC's fetch
+ * adapter). The chunks read are also pushed to `received` when given, so a body the handler
+ * cannot parse can be shown where it broke.
+ */
+export const withBodyLimit = (req: Request, limit: number, received?: Uint8Array[]): Request => {
   if (req.method === "GET" || req.method === "HEAD") return req
-  const chunks = chunksOf(req, limit)
+  const chunks = received === undefined ? chunksOf(req, limit) : recorded(chunksOf(req, limit), received)
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {

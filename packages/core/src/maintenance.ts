@@ -2,11 +2,12 @@ import { Effect } from "effect"
 import { RateLimiter } from "./auth/rate-limiter.js"
 import { Coupons } from "./coupons/service.js"
 import { Idempotency } from "./idempotency/service.js"
+import { Redemptions } from "./redemptions/service.js"
 
 /**
- * Expires overdue coupons and drops expired idempotency records and rate-limit windows; safe to
+ * Expires overdue coupons and redemptions and drops expired idempotency records and rate-limit windows; safe to
  * run from every process, as each step is an idempotent set-based update.
  */
-export const sweepExpired = Effect.all([Coupons.sweep, RateLimiter.sweep, Idempotency.sweep], { discard: true }).pipe(
-  Effect.withSpan("maintenance.sweep")
-)
+export const sweepExpired = Effect.all([Coupons.sweep, Redemptions.sweep, RateLimiter.sweep, Idempotency.sweep], {
+  discard: true
+}).pipe(Effect.withSpan("maintenance.sweep"))

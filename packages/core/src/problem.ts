@@ -1,47 +1,159 @@
-import { TRPCError } from "@trpc/server"
+import { TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import type { ZodError } from "zod"
-import { isDomainError, ValidationFailed, type ValidationIssue } from "./errors.js"
+import {
+  errorCodeOf,
+  errorKindOfStatus,
+  isDomainError,
+  PLAIN_REFUSALS,
+  REQUEST_ERRORS,
+  ValidationFailed,
+  type ErrorCode,
+  type ValidationIssue
+} from "./errors.js"
+import { malformedJsonMessage } from "./json-syntax.js"
 import type { ProcedureMeta } from "./meta.js"
+import { withReceived } from "./validation-messages.js"
 
-/** An error as every HTTP-speaking surface shows it: status, headers and the design's `detail` body. */
+/**
+ * Every error body, on every surface: the spec's `detail` (a message, the 422 items, or a 409's
+ * code and message), with a stable machine `code` and the request's id beside it.
+ */
+export interface ProblemBody {
+  readonly detail: unknown
+  /** Stable machine code (ERROR_CODES): what a program branches on. */
+  readonly code: ErrorCode
+  /** The request's id: the X-Request-Id response header, and the key to the server's log line. */
+  readonly request_id: string
+}
+
+/** An error as every HTTP-speaking surface shows it: status, headers and body. */
 export interface Problem {
   readonly status: number
-  readonly body: { readonly detail: unknown }
-  /** Headers the response must carry, e.g. `Retry-After` on 429 and 503. */
+  readonly body: ProblemBody
+  /** Headers the response must carry, e.g. `Retry-After` on 429 and 503, `Allow` on 405. */
   readonly headers?: Readonly<Record<string, string>>
 }
 
 export const INTERNAL_MESSAGE = "Internal server error"
 
+export type RequestErrorCode = keyof typeof REQUEST_ERRORS
+
+const REQUEST_ERROR_TRPC: Record<RequestErrorCode, TRPC_ERROR_CODE_KEY> = {
+  MALFORMED_JSON: "PARSE_ERROR",
+  ROUTE_NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_ALLOWED: "METHOD_NOT_SUPPORTED",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  REQUEST_ABORTED: "CLIENT_CLOSED_REQUEST",
+  INTERNAL_ERROR: "INTERNAL_SERVER_ERROR"
+}
+
+/** The cause of a refusal of the request itself, with the headers its response carries. */
+export class RequestRefused extends Error {
+  constructor(
+    readonly code: RequestErrorCode,
+    message: string,
+    readonly headers?: Readonly<Record<string, string>>
+  ) {
+    super(message)
+    this.name = "RequestRefused"
+  }
+}
+
+/** A refusal of the request itself (REQUEST_ERRORS), thrown like any other. */
+export const requestRefusal = (
+  code: RequestErrorCode,
+  message: string,
+  headers?: Readonly<Record<string, string>>
+): TRPCError =>
+  new TRPCError({ code: REQUEST_ERROR_TRPC[code], message, cause: new RequestRefused(code, message, headers) })
+
+/**
+ * A body that is not JSON: a 400 whose detail says where it broke and what was expected there
+ * (only what the parser said, when the text is not at hand).
+ */
+export const malformedJson = (text: string | undefined, cause?: unknown): TRPCError =>
+  requestRefusal("MALFORMED_JSON", malformedJsonMessage(text, cause))
+
+/** The codes of refusals a framework (tRPC, trpc-to-openapi, the MCP SDK) makes by itself. */
+const FRAMEWORK_CODES: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
+  PARSE_ERROR: "MALFORMED_JSON",
+  BAD_REQUEST: "BAD_REQUEST",
+  NOT_FOUND: "ROUTE_NOT_FOUND",
+  METHOD_NOT_SUPPORTED: "METHOD_NOT_ALLOWED",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  CLIENT_CLOSED_REQUEST: "REQUEST_ABORTED"
+}
+
+const frameworkCode = (error: TRPCError, status: number): ErrorCode =>
+  FRAMEWORK_CODES[error.code] ?? (status >= 500 ? "INTERNAL_ERROR" : (errorKindOfStatus(status)?.code ?? "BAD_REQUEST"))
+
+/**
+ * The frameworks' own 415 message reads `Unsupported content-type "text/plain` (no closing quote)
+ * and says nothing of what to send instead.
+ */
+const FRAMEWORK_MEDIA_TYPE = /^Unsupported content-type "(.*)$/
+
+export const unsupportedMediaTypeMessage = (type: string | null): string => {
+  const given =
+    type === null || type === ""
+      ? "The Content-Type header is missing"
+      : `Content-Type ${JSON.stringify(type)} is not supported`
+  return `${given}: send the body as JSON, with the header Content-Type: application/json`
+}
+
+const frameworkDetail = (error: TRPCError): string => {
+  if (error.code !== "UNSUPPORTED_MEDIA_TYPE") return error.message
+  const given = FRAMEWORK_MEDIA_TYPE.exec(error.message)
+  return given !== null || error.message === "Missing content-type header"
+    ? unsupportedMediaTypeMessage(given?.[1] ?? null)
+    : error.message
+}
+
+/** The machine code of a public route's 429 (spec 7.2). */
+export const RATE_LIMIT_EXCEEDED = "RATE_LIMIT_EXCEEDED"
+
 /**
  * The one translation from a procedure failure to the wire (design.md section 1). Internal errors
  * never carry their message out: it may hold SQL or stack details.
  */
-export const problemOf = (error: TRPCError): Problem => {
+export const problemOf = (error: TRPCError, requestId: string): Problem => {
   const status = getHTTPStatusCodeFromError(error)
   const cause = error.cause
+  const problem = (detail: unknown, code: ErrorCode, headers?: Readonly<Record<string, string>>): Problem => ({
+    status,
+    body: { detail, code, request_id: requestId },
+    ...(headers !== undefined && { headers })
+  })
   if (isDomainError(cause)) {
+    const code = errorCodeOf(cause)
     switch (cause._tag) {
       case "ValidationFailed":
-        return { status, body: { detail: cause.issues } }
+        return problem(cause.issues, code)
       case "Conflict":
-        return { status, body: { detail: { code: cause.code, message: cause.message } } }
+        return problem(
+          PLAIN_REFUSALS.has(cause.code)
+            ? cause.message
+            : { ...cause.details, code: cause.code, message: cause.message },
+          code
+        )
       case "RateLimited":
-        return { status, body: { detail: cause.message }, headers: { "Retry-After": String(cause.retryAfter) } }
+        // Spec 7.2 gives the public routes' body; the company API's is the design's plain detail.
+        return problem(cause.budget === "address" ? { error: RATE_LIMIT_EXCEEDED } : cause.message, code, {
+          "Retry-After": String(cause.retryAfter)
+        })
       case "Unavailable":
-        return {
-          status,
-          body: { detail: { code: "SERVICE_UNAVAILABLE", message: cause.message } },
-          headers: { "Retry-After": String(cause.retryAfter) }
-        }
+        return problem({ code, message: cause.message }, code, { "Retry-After": String(cause.retryAfter) })
       default:
-        return { status, body: { detail: cause.message } }
+        return problem(cause.message, code)
     }
   }
-  if (status >= 500) return { status, body: { detail: INTERNAL_MESSAGE } }
-  // Framework refusals before any procedure ran: unknown route, malformed JSON, wrong media type.
-  return { status, body: { detail: error.message } }
+  if (cause instanceof RequestRefused) return problem(cause.message, cause.code, cause.headers)
+  if (status >= 500) return problem(INTERNAL_MESSAGE, "INTERNAL_ERROR")
+  // Refusals a framework made before any procedure ran: unknown procedure, wrong media type.
+  return problem(frameworkDetail(error), frameworkCode(error, status))
 }
 
 /** The raw value at an issue's path, to tell a missing field from one of the wrong type. */
@@ -92,7 +204,7 @@ export const MAX_VALIDATION_ITEMS = 20
  * Where a REST call carries each top-level input field (`path`, `query` or `body`), read from the
  * procedure's own metadata, so every validation `loc` is rooted where the caller put the field.
  */
-const rootOfField = (meta: ProcedureMeta | undefined) => {
+export const rootOfField = (meta: ProcedureMeta | undefined) => {
   const openapi = meta?.openapi
   const pathParams = openapi ? pathParamsOf(openapi.path) : new Set<string>()
   const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
@@ -118,7 +230,7 @@ export const validationIssues = (
       for (const key of issue.keys.slice(0, MAX_VALIDATION_ITEMS - items.length)) {
         items.push({
           loc: [rootOf(key), ...issue.path.map(keyOf), key],
-          msg: "Extra inputs are not permitted",
+          msg: issue.message,
           type: "extra_forbidden"
         })
       }
@@ -127,7 +239,7 @@ export const validationIssues = (
       if (items.length < MAX_VALIDATION_ITEMS) {
         items.push({
           loc: [rootOf(issue.path[0]), ...issue.path.map(keyOf)],
-          msg: issue.message,
+          msg: withReceived(issue.message, issue, valueAt(input, issue.path)),
           type: issueType(issue, input)
         })
       }

@@ -3,19 +3,29 @@ import { Database } from "@fidelis/db"
 import { Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { Config, type CoreConfig } from "./config.js"
 import { jsonLines } from "./log.js"
+import * as accounts from "./accounts/index.js"
 import * as auth from "./auth/index.js"
+import * as cart from "./cart/index.js"
 import * as clients from "./clients/index.js"
 import * as coupons from "./coupons/index.js"
+import * as email from "./email/index.js"
 import * as empresas from "./empresas/index.js"
 import * as idempotency from "./idempotency/index.js"
+import * as jobs from "./jobs/index.js"
 import * as loyalty from "./loyalty/index.js"
 import * as metrics from "./metrics/index.js"
+import * as nfce from "./nfce/index.js"
 import * as points from "./points/index.js"
 import * as products from "./products/index.js"
 import * as quests from "./quests/index.js"
+import * as redemptions from "./redemptions/index.js"
 import * as referrals from "./referrals/index.js"
 import * as rewards from "./rewards/index.js"
+import * as stores from "./stores/index.js"
+import * as surveys from "./surveys/index.js"
+import * as team from "./team/index.js"
 import * as timeline from "./timeline/index.js"
+import * as wallets from "./wallets/index.js"
 
 /** Every domain service; each area contributes its own layer. */
 const domainLayer = Layer.mergeAll(
@@ -31,7 +41,17 @@ const domainLayer = Layer.mergeAll(
   loyalty.layer,
   referrals.layer,
   quests.layer,
-  metrics.layer
+  surveys.layer,
+  metrics.layer,
+  jobs.layer,
+  email.layer,
+  accounts.layer,
+  nfce.layer,
+  stores.layer,
+  wallets.layer,
+  team.layer,
+  redemptions.layer,
+  cart.layer
 )
 
 /** Every service a procedure's program may use. */

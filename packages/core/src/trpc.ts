@@ -1,11 +1,14 @@
 import { initTRPC, TRPCError } from "@trpc/server"
 import { isUnavailable } from "@fidelis/db"
 import { Cause, Chunk, Effect, Exit, Option } from "effect"
-import { ZodError } from "zod"
+import { z, ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/service.js"
 import type { Principal } from "./auth/principal.js"
-import { count, type Admission, type AdmittedKey } from "./auth/admission.js"
-import { Config } from "./config.js"
+import { addressBucket, clientAddress } from "./auth/address.js"
+import { Accounts } from "./accounts/service.js"
+import { count, type Admission, type AdmittedKey, type Meter } from "./auth/admission.js"
+import { RateLimiter } from "./auth/rate-limiter.js"
+import { Config, type CoreConfig } from "./config.js"
 import type { RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
@@ -15,25 +18,32 @@ import {
   ERROR_KINDS,
   Forbidden,
   isDomainError,
+  RateLimited,
   refusalOf,
+  Unauthenticated,
   Unavailable,
   type Conflict,
   type DomainError,
   type Refusal,
   type RefusalsOf
 } from "./errors.js"
-import type { ProcedureMeta } from "./meta.js"
+import type { ProcedureMeta, Scope } from "./meta.js"
 import {
   INTERNAL_MESSAGE,
+  malformedJson,
   NUL_MESSAGE,
   NUL_TYPE,
   nulCharacterIssues,
   problemOf,
+  rootOfField,
   validationError,
   validationIssues
 } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
-import type { EmpresaId } from "./ids.js"
+import type { EmpresaId, UserId } from "./ids.js"
+import { currentRequestId } from "./request-scope.js"
+import { StaffTarget, type TeamRole } from "./team/contracts.js"
+import { Team } from "./team/service.js"
 
 const t = initTRPC
   .context<RequestContext>()
@@ -41,12 +51,23 @@ const t = initTRPC
   .create({
     // Stack traces and internal messages never leave the process, in any environment.
     isDev: false,
-    errorFormatter: ({ shape, error }) => {
-      const problem = problemOf(error)
+    // `data.code` stays tRPC's own code, which tRPC clients branch on; the machine code every other
+    // surface calls `code` is `data.error_code` here (docs/decisions.md, "Error codes on every surface").
+    errorFormatter: ({ shape, error, ctx }) => {
+      // A refusal before the context exists (a wrong media type) still has the request's id.
+      const { status, body } = problemOf(error, ctx?.requestId ?? currentRequestId() ?? "")
+      const message = typeof body.detail === "string" ? body.detail : shape.message
       return {
         ...shape,
-        message: problem.status >= 500 && !isDomainError(error.cause) ? INTERNAL_MESSAGE : shape.message,
-        data: { code: shape.data.code, httpStatus: problem.status, path: shape.data.path, detail: problem.body.detail }
+        message: status >= 500 && !isDomainError(error.cause) ? INTERNAL_MESSAGE : message,
+        data: {
+          code: shape.data.code,
+          httpStatus: status,
+          path: shape.data.path,
+          detail: body.detail,
+          error_code: body.code,
+          request_id: body.request_id
+        }
       }
     }
   })
@@ -83,8 +104,8 @@ const undeclaredRefusal = async (ctx: RequestContext, code: Refusal) => {
 /**
  * Runs a core program: domain errors become their tRPC code (with the error as cause, for the
  * adapters' problem mapping), an unreachable database becomes `Unavailable` (503); anything else
- * surfaces as a bare 500 whose cause the surface logs. With `declared`, a refusal outside it is an undeclared refusal; middleware passes none, as
- * its refusals belong to the scope, not to a procedure.
+ * surfaces as a bare 500 whose cause the surface logs. With `declared`, a refusal outside it is an
+ * undeclared refusal; middleware passes none, as its refusals belong to the scope, not to a procedure.
  */
 const runProgram = async <A, E extends DomainError>(
   ctx: RequestContext,
@@ -188,12 +209,17 @@ const authenticate = async (ctx: RequestContext): Promise<Principal> => {
 
 /**
  * Refuses a NUL character in any string of any procedure's input, on every surface, when the input
- * is first read (so after authentication): Postgres cannot store one, and zod lets it through.
+ * is first read (so after authentication): Postgres cannot store one, and zod lets it through. A
+ * body tRPC cannot parse is refused here too, saying where it broke.
  */
-const refuseNulCharacters = t.middleware(({ meta, next, getRawInput }) =>
+const refuseNulCharacters = t.middleware(({ ctx, meta, next, getRawInput }) =>
   next({
     getRawInput: async () => {
-      const input = await getRawInput()
+      const input = await getRawInput().catch((error: unknown) => {
+        // tRPC wraps its JSON.parse failure in a 400 that repeats the parser's words.
+        const syntax = error instanceof TRPCError ? error.cause : error
+        throw syntax instanceof SyntaxError ? malformedJson(ctx.rawInput?.(), syntax) : error
+      })
       const issues = nulCharacterIssues(input, meta)
       if (issues.length === 0) return input
       throw validationError(issues)
@@ -203,8 +229,50 @@ const refuseNulCharacters = t.middleware(({ meta, next, getRawInput }) =>
 
 const base = t.procedure.use(validationAs422).use(refuseNulCharacters)
 
-/** Routes anyone may call (public survey routes, auth). */
-export const publicProcedure = base.meta({ scope: "public" })
+/**
+ * Counts a public call against its client address's budget (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
+ * shared by every server process like a key's), refused with spec 7.2's 429. In-process callers
+ * trusted by construction (the local CLI) have no budget; a server-side caller (a page rendered
+ * for a respondent) passes the respondent's address as `peerAddress`.
+ */
+const countAddress = async (ctx: RequestContext) => {
+  if (ctx.trustedPrincipal !== undefined) return
+  const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
+  await runProgram(
+    ctx,
+    Effect.flatMap(Config, (config) => {
+      const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
+      return count(meter, { bucket: addressBucket(address), limit: config.publicRateLimitPerMinute }, "address")
+    })
+  )
+}
+
+/** Routes anyone may call without a key (the public survey routes); each call counts per client address. */
+export const publicProcedure = base.meta({ scope: "public" }).use(async ({ ctx, next }) => {
+  await countAddress(ctx)
+  return next()
+})
+
+/**
+ * A public route whose calls count against a per-client-IP budget (`family` names the routes
+ * that share one, `limitOf` reads it from the config); past it, 429 with Retry-After. In-process
+ * callers (the local CLI) are not counted.
+ */
+export const ipLimitedProcedure = (family: string, limitOf: (config: CoreConfig) => number) =>
+  publicProcedure.meta({ rateLimit: "ip" }).use(async ({ ctx, next }) => {
+    if (ctx.trustedPrincipal === undefined) {
+      await runProgram(
+        ctx,
+        Effect.gen(function* () {
+          const config = yield* Config
+          const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
+          const window = yield* RateLimiter.hit(`ip:${family}:${address ?? "unknown"}`, limitOf(config))
+          if (window.exceeded) return yield* new RateLimited({ retryAfter: window.retryAfter })
+        })
+      )
+    }
+    return next()
+  })
 
 /**
  * Company API: runs in the context of the key's empresa; the caller never chooses the tenant. An
@@ -236,6 +304,110 @@ export const adminProcedure = base.meta({ scope: "admin" }).use(async ({ ctx, ne
   return next({ ctx: { principal } })
 })
 
+/** The end-user API's per-address budget, shared by its routes with and without a token. */
+const endUserAddressBudget = (ctx: RequestContext, config: CoreConfig) => ({
+  bucket: `end-user:${addressBucket(clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies))}`,
+  limit: config.accounts.ipRateLimitPerMinute
+})
+
+/** Counts one bearer call against the user's budget and the client address's. */
+const countUser = (ctx: RequestContext, meter: Meter, userId: UserId) =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    yield* count(meter, { bucket: `user:${userId}`, limit: config.accounts.userRateLimitPerMinute })
+    yield* count(meter, endUserAddressBudget(ctx, config))
+  })
+
+/**
+ * RFC 6750: a request without a token is told the scheme; one with a bad token also why
+ * (`error="invalid_token"`), so a client knows to refresh or log in again.
+ */
+const challenge = (ctx: RequestContext, description?: string) =>
+  Effect.sync(() =>
+    ctx.resHeaders.set(
+      "WWW-Authenticate",
+      description === undefined
+        ? 'Bearer realm="fidelis"'
+        : `Bearer realm="fidelis", error="invalid_token", error_description="${description}"`
+    )
+  )
+
+/**
+ * Authenticates an end user's access token once per request and counts the request against the
+ * user's and the address's budgets (REST reads no body of a stranger: it calls this first).
+ */
+export const admitUser = async (ctx: RequestContext): Promise<UserId> => {
+  if (ctx.userAdmission === undefined) {
+    const meter: Meter = { headers: ctx.resHeaders, shown: undefined }
+    const user = runProgram(
+      ctx,
+      Effect.gen(function* () {
+        const token = /^Bearer\s+(\S+)$/i.exec(ctx.credentials.authorization?.trim() ?? "")?.[1]
+        if (token === undefined) {
+          yield* challenge(ctx)
+          return yield* new Unauthenticated({
+            message: "Missing access token: send Authorization: Bearer <access_token>"
+          })
+        }
+        const userId = yield* Accounts.authenticate(token).pipe(
+          Effect.tapError((error) => challenge(ctx, error.message))
+        )
+        yield* countUser(ctx, meter, userId)
+        return userId
+      })
+    )
+    ctx.userAdmission = Object.assign(meter, { user, calls: 0 })
+  }
+  return ctx.userAdmission.user
+}
+
+/** What a surface checks before reading a request's body: the key or the token its scope needs. */
+export const admitFor = async (ctx: RequestContext, scope: Scope | undefined): Promise<void> => {
+  if (scope === "user") await admitUser(ctx)
+  else if (scope === "empresa" || scope === "admin") await admit(ctx)
+}
+
+/** The end-user API with a bearer access token: the user is the context's `userId`. */
+export const userProcedure = base.meta({ scope: "user" }).use(async ({ ctx, next }) => {
+  const userId = await admitUser(ctx)
+  const admission = ctx.userAdmission!
+  if (++admission.calls > 1) await runProgram(ctx, countUser(ctx, admission, userId))
+  return next({ ctx: { userId } })
+})
+
+/**
+ * A staff route of the end-user API (`/admin/…`; docs/decisions.md "Staff routes"): a bearer
+ * procedure for users on an empresa's team with at least the role `needed` (operator < manager <
+ * admin). Its input is `shape` plus an optional `empresa_id`, the empresa acted on (needed only by
+ * a user on several teams); the handler reads it as `ctx.staff.empresaId`, with the caller's
+ * `role`. A user with no role there, or a lower one, gets 403 naming the role needed.
+ */
+export const staffProcedure = <const S extends z.ZodRawShape = {}>(needed: TeamRole, shape?: S) =>
+  userProcedure
+    .meta({ staffRole: needed })
+    .input(z.strictObject({ ...StaffTarget, ...(shape as S) }))
+    .use(async ({ ctx, input, meta, next }) => {
+      const root = rootOfField(meta)("empresa_id")
+      // The input's type is generic in `shape`, but `empresa_id` is always there (StaffTarget).
+      const { empresa_id } = input as { readonly empresa_id?: EmpresaId }
+      const staff = await runProgram(ctx, Team.authorize(ctx.userId, empresa_id, needed, root))
+      return next({ ctx: { staff } })
+    })
+
+/** The end-user API's routes that take no token (register, login, refresh, email links), counted per address. */
+export const accountProcedure = base.meta({ scope: "account" }).use(async ({ ctx, next }) => {
+  const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
+  await runProgram(
+    ctx,
+    Effect.flatMap(Config, (config) => count(meter, endUserAddressBudget(ctx, config)))
+  )
+  return next()
+})
+
+/** The caller's client address, as the budgets see it (login throttling counts failures per address). */
+export const callerAddress = (ctx: RequestContext) =>
+  Effect.map(Config, (config) => clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies))
+
 /** Why an `X-Idempotency-Key` cannot be used, if it cannot. */
 const idempotencyKeyProblem = (key: string) => {
   const { minLength, maxLength } = IDEMPOTENCY_KEY
@@ -247,13 +419,22 @@ const idempotencyKeyProblem = (key: string) => {
 }
 
 /** Procedures that accept X-Idempotency-Key check its shape before anything runs. */
-export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: true }).use(async ({ ctx, next }) => {
+const idempotencyKeyChecked = t.middleware(async ({ ctx, next }) => {
   const problem = ctx.idempotencyKey === undefined ? undefined : idempotencyKeyProblem(ctx.idempotencyKey)
   if (problem !== undefined) {
     throw validationError([{ loc: ["header", IDEMPOTENCY_KEY.header], ...problem }])
   }
   return next()
 })
+
+/** Company writes whose X-Idempotency-Key replays the first result (`runIdempotent`). */
+export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: "replay" }).use(idempotencyKeyChecked)
+
+/**
+ * Public writes whose X-Idempotency-Key identifies one filled-in form: a second one with the same
+ * key is refused (spec 4.3, submission rule 3), by the program's own unique constraint.
+ */
+export const deduplicatedPublicProcedure = publicProcedure.meta({ idempotent: "reject" }).use(idempotencyKeyChecked)
 
 /**
  * Runs a company write at most once per X-Idempotency-Key (design.md section 2): the program and

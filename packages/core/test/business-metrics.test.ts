@@ -50,8 +50,8 @@ const insertClient = (empresaId: string, nome: string, fields: ClientFields = {}
         RETURNING id
       )
       INSERT INTO clients (empresa_id, user_id, nome, balance, total_earned, total_spent, created_at)
-      SELECT ${empresaId}, u.id, ${nome}, ${fields.balance ?? 0}, ${fields.total_earned ?? 0}, ${fields.total_spent ?? 0},
-             ${fields.created_at ?? local(100)}
+      SELECT ${empresaId}, u.id, ${nome}, ${fields.balance ?? 0}, ${fields.total_earned ?? 0},
+             ${fields.total_spent ?? 0}, ${fields.created_at ?? local(100)}
       FROM u
       RETURNING id, user_id`.pipe(Effect.map(([row]) => row!))
   )
@@ -80,7 +80,8 @@ const insertCard = (empresaId: string, card: CardFields) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ id: string }>`
-      INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status, completed_at, claimed_at, created_at)
+      INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status,
+                                 completed_at, claimed_at, created_at)
       VALUES (${empresaId}, ${card.client}, ${card.program}, ${card.stamps}, ${card.max}, ${card.status},
               ${card.completed_at ?? null}, ${card.claimed_at ?? null}, ${card.created_at})
       RETURNING id`
@@ -113,13 +114,13 @@ const insertLedger = (empresaId: string, clientId: string, kind: string, points:
 /**
  * The loyalty dataset (today = T, local days; window days=7 is T-6 00:00 .. now):
  *
- * | card | client/program | max | stamps | status    | created     | completed    | stamp log (qty)                     |
- * | 1    | Ana / Café     | 5   | 5      | claimed   | T-20 12:00  | T-5 12:00    | 3 @ T-8, 2 @ T-5 12:00              |
- * | 2    | Ana / Café     | 5   | 4      | active    | T-4 12:00   |              | 1 @ T-3 12:00, 3 @ earlier today    |
- * | 3    | Bruno / Café   | 5   | 5      | completed | T-3 12:00   | T-1 22:00    | 2 @ T-3 12:00, 3 @ T-1 22:00        |
- * | 4    | Bruno / Pão    | 3   | 1      | active    | T-10 12:00  |              | 1 @ T-7 23:59 (just before window)  |
- * | 5    | Carla / Pão    | 3   | 2      | active    | T-6 00:00   |              | 2 @ T-6 06:00                       |
- * | 6    | Carla / Café   | 5   | 0      | active    | T-30 12:00  |              |                                     |
+ * | card | client/program | max | stamps | status    | created    | completed | stamp log (qty)                    |
+ * | 1    | Ana / Café     | 5   | 5      | claimed   | T-20 12:00 | T-5 12:00 | 3 @ T-8, 2 @ T-5 12:00             |
+ * | 2    | Ana / Café     | 5   | 4      | active    | T-4 12:00  |           | 1 @ T-3 12:00, 3 @ earlier today   |
+ * | 3    | Bruno / Café   | 5   | 5      | completed | T-3 12:00  | T-1 22:00 | 2 @ T-3 12:00, 3 @ T-1 22:00       |
+ * | 4    | Bruno / Pão    | 3   | 1      | active    | T-10 12:00 |           | 1 @ T-7 23:59 (just before window) |
+ * | 5    | Carla / Pão    | 3   | 2      | active    | T-6 00:00  |           | 2 @ T-6 06:00                      |
+ * | 6    | Carla / Café   | 5   | 0      | active    | T-30 12:00 |           |                                    |
  *
  * Diego has no card. T-1 22:00 local is 01:00 UTC of day T: it belongs to day T-1 here.
  */
@@ -358,7 +359,8 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         fields: { status: string; created: string; expires: string; valor: number; used?: string; cancelled?: string }
       ) =>
         sql`
-          INSERT INTO coupons (empresa_id, uid, client_id, kind, points_spent, valor, status, expires_at, used_at, cancelled_at, created_at)
+          INSERT INTO coupons (empresa_id, uid, client_id, kind, points_spent, valor, status, expires_at, used_at,
+                               cancelled_at, created_at)
           VALUES (${empresa.id}, ${uid}, ${ana.id}, 'points', 100, ${fields.valor}, ${fields.status}, ${fields.expires},
                   ${fields.used ?? null}, ${fields.cancelled ?? null}, ${fields.created})`
       yield* coupon("AAAAAAA2", { status: "used", created: local(3), used: local(2), expires: local(-20), valor: 10 })
@@ -380,7 +382,8 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
       const [product] = yield* sql<{ id: string }>`
         INSERT INTO products (empresa_id, name, points_cost) VALUES (${empresa.id}, 'Bolo', 100) RETURNING id`
       const [reward] = yield* sql<{ id: string }>`
-        INSERT INTO rewards (empresa_id, product_id, pontos_necessarios) VALUES (${empresa.id}, ${product!.id}, 100) RETURNING id`
+        INSERT INTO rewards (empresa_id, product_id, pontos_necessarios) VALUES (${empresa.id}, ${product!.id}, 100)
+        RETURNING id`
       const redemption = (
         code: string,
         fields: {
@@ -393,9 +396,10 @@ layer(TestCore, { timeout: 60_000 })("MetricsOverviewReport.get", (it) => {
         }
       ) =>
         sql`
-          INSERT INTO redemptions (empresa_id, reward_id, client_id, code, points_spent, status, expires_at, validated_at, cancelled_at, created_at)
-          VALUES (${empresa.id}, ${reward!.id}, ${ana.id}, ${code}, ${fields.points}, ${fields.status}, ${fields.expires},
-                  ${fields.validated ?? null}, ${fields.cancelled ?? null}, ${fields.created})`
+          INSERT INTO redemptions (empresa_id, reward_id, client_id, code, points_spent, status, expires_at,
+                                   validated_at, cancelled_at, created_at)
+          VALUES (${empresa.id}, ${reward!.id}, ${ana.id}, ${code}, ${fields.points}, ${fields.status},
+                  ${fields.expires}, ${fields.validated ?? null}, ${fields.cancelled ?? null}, ${fields.created})`
       yield* redemption("R1", {
         status: "validated",
         created: local(3),
@@ -535,18 +539,22 @@ layer(TestCore, { timeout: 60_000 })("ClientBehaviorReport.get", (it) => {
       yield* insertLedger(empresa.id, other.id, "credit", 999, local(2))
 
       yield* sql`
-        INSERT INTO coupons (empresa_id, uid, client_id, kind, points_spent, valor, status, expires_at, used_at, created_at)
+        INSERT INTO coupons (empresa_id, uid, client_id, kind, points_spent, valor, status, expires_at, used_at,
+                             created_at)
         VALUES (${empresa.id}, 'BBBBBBB2', ${xavier.id}, 'points', 10, 1, 'active', ${local(-20)}, NULL, ${local(2)}),
-               (${empresa.id}, 'BBBBBBB3', ${xavier.id}, 'points', 10, 1, 'used', ${local(-5)}, ${local(3)}, ${local(10)})`
+               (${empresa.id}, 'BBBBBBB3', ${xavier.id}, 'points', 10, 1, 'used', ${local(-5)}, ${local(3)},
+                ${local(10)})`
 
       const referred = (nome: string) =>
         sql<{ id: string }>`
-          INSERT INTO users (email, nome, referral_code) VALUES (${`${randomUUID()}@example.com`}, ${nome}, ${randomUUID().slice(0, 12)})
+          INSERT INTO users (email, nome, referral_code)
+          VALUES (${`${randomUUID()}@example.com`}, ${nome}, ${randomUUID().slice(0, 12)})
           RETURNING id`.pipe(Effect.map(([u]) => u!.id))
       const pending = yield* referred("Zé")
       const done = yield* referred("Wanda")
       yield* sql`
-        INSERT INTO referrals (empresa_id, referrer_user_id, referred_user_id, referrer_client_id, status, created_at, completed_at)
+        INSERT INTO referrals (empresa_id, referrer_user_id, referred_user_id, referrer_client_id, status, created_at,
+                               completed_at)
         VALUES (${empresa.id}, ${xavier.user_id}, ${pending}, ${xavier.id}, 'pending', ${local(2)}, NULL),
                (${empresa.id}, ${xavier.user_id}, ${done}, ${xavier.id}, 'completed', ${local(20)}, ${local(1)})`
 

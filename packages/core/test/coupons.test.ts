@@ -16,7 +16,8 @@ layer(TestCore, { timeout: 60_000 })("Coupons.sweep", (it) => {
       const current = yield* Coupons.generate(empresa.id, { client_id: client.id, points: 10 })
       const used = yield* Coupons.generate(empresa.id, { client_id: client.id, points: 10 })
       yield* Coupons.redeem(empresa.id, used.uid)
-      yield* sql`UPDATE coupons SET expires_at = now() - interval '1 second' WHERE uid IN ${sql.in([overdue.uid, used.uid])}`
+      yield* sql`UPDATE coupons SET expires_at = now() - interval '1 second'
+                 WHERE uid IN ${sql.in([overdue.uid, used.uid])}`
 
       expect(yield* Coupons.sweep).toBe(1)
       expect(yield* Coupons.sweep).toBe(0)

@@ -104,7 +104,8 @@ const insertResponse = (empresaId: string, questId: string, r: ResponseFact) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
-      INSERT INTO quest_responses (empresa_id, quest_id, answers, csat, nps, client_name, client_phone, low_score_alert_sent, created_at)
+      INSERT INTO quest_responses (empresa_id, quest_id, answers, csat, nps, client_name, client_phone,
+                                   low_score_alert_sent, created_at)
       VALUES (${empresaId}, ${questId}, ${JSON.stringify({ csat: r.csat, nps: r.nps })}::jsonb, ${r.csat}, ${r.nps},
               ${r.name ?? null}, ${r.phone ?? null}, ${r.alert ?? false}, ${r.at})`
   )
@@ -122,7 +123,8 @@ const insertInvoice = (empresaId: string, i: InvoiceFact) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const accessKey = `${started}${String(accessKeys++).padStart(6, "0")}`.padStart(44, "3")
     return sql`
-      INSERT INTO nfce_invoices (empresa_id, access_key, user_id, client_id, status, valor_total, points_credited, created_at, completed_at)
+      INSERT INTO nfce_invoices (empresa_id, access_key, user_id, client_id, status, valor_total, points_credited,
+                                 created_at, completed_at)
       VALUES (${empresaId}, ${accessKey}, ${i.client?.userId ?? null}, ${i.client?.id ?? null}, ${i.status},
               ${i.valor ?? null}, ${i.points ?? null}, ${i.at}, ${i.status === "completed" ? i.at : null})`
   })

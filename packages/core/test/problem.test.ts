@@ -25,7 +25,11 @@ describe("validationIssues", () => {
     expect(issues).toHaveLength(5)
     expect(issues).toEqual(
       expect.arrayContaining([
-        { loc: ["body", "extra"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+        {
+          loc: ["body", "extra"],
+          msg: "Unknown field; the fields are: client_id, points, note, kind",
+          type: "extra_forbidden"
+        },
         { loc: ["path", "client_id"], msg: expect.any(String), type: "uuid_parsing" },
         { loc: ["body", "points"], msg: expect.any(String), type: "greater_than_equal" },
         { loc: ["body", "note"], msg: expect.any(String), type: "string_too_long" },
@@ -59,32 +63,34 @@ describe("validationIssues", () => {
 const error = (cause: Error, code: TRPCError["code"]) => new TRPCError({ code, message: cause.message, cause })
 
 describe("problemOf", () => {
-  it("gives each refusal its status and the design's body", () => {
-    expect(problemOf(error(new NotFound({ resource: "Client", id: "c1" }), "NOT_FOUND"))).toEqual({
+  it("gives each refusal its status and the design's body, with a machine code and the request id", () => {
+    expect(problemOf(error(new NotFound({ resource: "Client", id: "c1" }), "NOT_FOUND"), "r1")).toEqual({
       status: 404,
-      body: { detail: "Client c1 not found" }
+      body: { detail: "Client c1 not found", code: "NOT_FOUND", request_id: "r1" }
     })
-    expect(problemOf(error(new Conflict({ code: "CLIENT_EXISTS", message: "dup" }), "CONFLICT"))).toEqual({
+    expect(problemOf(error(new Conflict({ code: "CLIENT_EXISTS", message: "dup" }), "CONFLICT"), "r1")).toEqual({
       status: 409,
-      body: { detail: { code: "CLIENT_EXISTS", message: "dup" } }
+      body: { detail: { code: "CLIENT_EXISTS", message: "dup" }, code: "CLIENT_EXISTS", request_id: "r1" }
     })
     const issues = [{ loc: ["body", "x"], msg: "bad", type: "value_error" }]
-    expect(problemOf(error(new ValidationFailed({ issues }), "UNPROCESSABLE_CONTENT"))).toEqual({
+    expect(problemOf(error(new ValidationFailed({ issues }), "UNPROCESSABLE_CONTENT"), "r1")).toEqual({
       status: 422,
-      body: { detail: issues }
+      body: { detail: issues, code: "VALIDATION_FAILED", request_id: "r1" }
     })
-    expect(problemOf(error(new RateLimited({ retryAfter: 7 }), "TOO_MANY_REQUESTS"))).toEqual({
+    expect(problemOf(error(new RateLimited({ retryAfter: 7 }), "TOO_MANY_REQUESTS"), "r1")).toEqual({
       status: 429,
-      body: { detail: "Rate limit exceeded; retry in 7 s" },
+      body: { detail: "Rate limit exceeded; retry in 7 s", code: "RATE_LIMIT_EXCEEDED", request_id: "r1" },
       headers: { "Retry-After": "7" }
     })
-    expect(problemOf(error(new Unavailable({ retryAfter: 5 }), "SERVICE_UNAVAILABLE"))).toEqual({
+    expect(problemOf(error(new Unavailable({ retryAfter: 5 }), "SERVICE_UNAVAILABLE"), "r1")).toEqual({
       status: 503,
       body: {
         detail: {
           code: "SERVICE_UNAVAILABLE",
           message: "The service is temporarily unavailable; retry in a few seconds"
-        }
+        },
+        code: "SERVICE_UNAVAILABLE",
+        request_id: "r1"
       },
       headers: { "Retry-After": "5" }
     })
@@ -92,6 +98,20 @@ describe("problemOf", () => {
 
   it("never lets an internal message out", () => {
     const internal = new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: 'relation "secrets" does not exist' })
-    expect(problemOf(internal)).toEqual({ status: 500, body: { detail: "Internal server error" } })
+    expect(problemOf(internal, "r1")).toEqual({
+      status: 500,
+      body: { detail: "Internal server error", code: "INTERNAL_ERROR", request_id: "r1" }
+    })
+  })
+
+  it("words the frameworks' own 415 properly and says to send JSON", () => {
+    const framework = new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: 'Unsupported content-type "text/plain' })
+    expect(problemOf(framework, "r1").body).toEqual({
+      detail:
+        'Content-Type "text/plain" is not supported: ' +
+        "send the body as JSON, with the header Content-Type: application/json",
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      request_id: "r1"
+    })
   })
 })

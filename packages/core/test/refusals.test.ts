@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import { Effect, Logger, LogLevel, ManagedRuntime } from "effect"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { LOCAL_ADMIN } from "../src/auth/principal.js"
 import { createRequestContext } from "../src/context.js"
 import { Conflict, ERROR_KINDS } from "../src/errors.js"
 import type { CoreRuntime } from "../src/runtime.js"
@@ -24,7 +25,8 @@ const tiny = router({
   hidden: publicProcedure.concat(refuses("NOT_FOUND")).query(({ ctx }) => runEffect(ctx, used as Effect.Effect<never>))
 })
 
-const caller = () => createCallerFactory(tiny)(createRequestContext({ runtime }))
+// A trusted in-process caller: public procedures then count no address budget, which needs services.
+const caller = () => createCallerFactory(tiny)(createRequestContext({ runtime, trustedPrincipal: LOCAL_ADMIN }))
 
 const failureOf = (promise: Promise<unknown>) =>
   promise.then(

@@ -11,20 +11,27 @@ import { Products } from "../src/products/service.js"
 import type { CreateQuestInput } from "../src/quests/contracts.js"
 import { coreLayer } from "../src/runtime.js"
 
-/** Core services on a throwaway database: in-memory PGlite, or a fresh one on TEST_DATABASE_URL's server. */
-export const TestCore = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => testDatabaseConfig()),
-      (database) => Effect.promise(() => database.drop())
-    ),
-    (database) =>
-      coreLayer(
-        { ...configFromEnv({}), databaseUrl: database.url, dataDir: database.dataDir },
-        { logLevel: LogLevel.None }
-      )
+/**
+ * Core services on a throwaway database (in-memory PGlite, or a fresh one on TEST_DATABASE_URL's
+ * server), configured by `env` as the server reads its environment.
+ */
+export const testCore = (env: Record<string, string> = {}) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.promise(() => testDatabaseConfig()),
+        (database) => Effect.promise(() => database.drop())
+      ),
+      (database) =>
+        coreLayer(
+          { ...configFromEnv(env), databaseUrl: database.url, dataDir: database.dataDir },
+          { logLevel: LogLevel.None }
+        )
+    )
   )
-)
+
+/** Core services with the default configuration. */
+export const TestCore = testCore()
 
 /**
  * A fresh empresa on the free plan, with API access. Suspended so that every run draws its own

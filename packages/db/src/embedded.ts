@@ -2,18 +2,34 @@ import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 export const MEMORY = "memory://"
 
-/** The embedded database is owned by one process; this says which one holds it. */
+/** The lock file's contents: who holds the data directory and, once it listens, the server's URL. */
+interface LockOwner {
+  readonly pid: number
+  readonly since: string
+  readonly url?: string
+}
+
+/**
+ * The embedded database is owned by one process; this says which one holds it, and the URL of the
+ * server it runs when that process is a server that announced one (`announceServer`).
+ */
 export class EmbeddedDatabaseBusy extends Data.TaggedError("EmbeddedDatabaseBusy")<{
   readonly dataDir: string
   readonly pid: number
+  readonly url?: string | undefined
 }> {
   override get message() {
-    return `The embedded database in ${this.dataDir} is in use by process ${this.pid} (a running Fidelis server?). Use --url to talk to that server, or stop it first.`
+    const where = `The embedded database in ${this.dataDir}`
+    return this.url === undefined
+      ? `${where} is in use by process ${this.pid} (a running Fidelis server?). ` +
+          "Use --url to talk to that server, or stop it first."
+      : `${where} belongs to the Fidelis server running at ${this.url} (process ${this.pid}). ` +
+          `Use --url ${this.url} (with --api-key) to talk to it, or stop it first.`
   }
 }
 
@@ -26,6 +42,10 @@ const isAlive = (pid: number) => {
   }
 }
 
+const LOCK_FILE = "fidelis.lock"
+
+const readLock = (file: string) => JSON.parse(readFileSync(file, "utf8") || "{}") as Partial<LockOwner>
+
 /**
  * An exclusive lock file next to the data. A lock whose process is gone is stale and taken over,
  * so a crash never leaves the database unusable.
@@ -34,16 +54,17 @@ const lockDataDir = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
       mkdirSync(dataDir, { recursive: true })
-      const file = join(dataDir, "fidelis.lock")
+      const file = join(dataDir, LOCK_FILE)
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
-          writeFileSync(file, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), { flag: "wx" })
+          const owner: LockOwner = { pid: process.pid, since: new Date().toISOString() }
+          writeFileSync(file, JSON.stringify(owner), { flag: "wx" })
           return Effect.succeed(file)
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EEXIST") return Effect.die(error)
-          const pid = Number((JSON.parse(readFileSync(file, "utf8") || "{}") as { pid?: number }).pid)
-          if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
-            return Effect.fail(new EmbeddedDatabaseBusy({ dataDir: resolve(dataDir), pid }))
+          const { pid, url } = readLock(file)
+          if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid!)) {
+            return Effect.fail(new EmbeddedDatabaseBusy({ dataDir: resolve(dataDir), pid: pid!, url }))
           }
           rmSync(file, { force: true })
         }
@@ -52,6 +73,23 @@ const lockDataDir = (dataDir: string) =>
     }),
     (file) => Effect.sync(() => rmSync(file, { force: true }))
   )
+
+/**
+ * Records in the lock the URL this process serves the data on, so a CLI that finds the database
+ * busy can name it (`--url …`). Only this process's own lock is touched, replaced in one rename so
+ * a reader never sees it half-written; it leaves with the database when the server stops. Without
+ * a lock (memory://, a real PostgreSQL) it does nothing.
+ */
+export const announceServer = (dataDir: string, url: string) => {
+  if (dataDir === MEMORY) return
+  const file = join(dataDir, LOCK_FILE)
+  if (!existsSync(file)) return
+  const owner = readLock(file)
+  if (owner.pid !== process.pid) return
+  const next = `${file}.${process.pid}`
+  writeFileSync(next, JSON.stringify({ ...owner, url }))
+  renameSync(next, file)
+}
 
 /**
  * Opens PGlite with the extensions the migrations use; every PGlite the project opens (embedded

@@ -32,8 +32,10 @@ const UNAVAILABLE_SOCKET_CODES: ReadonlySet<string> = new Set([
   "ENETUNREACH",
   "EAI_AGAIN"
 ])
-const UNAVAILABLE_DRIVER_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect$|timeout expired$|Client has encountered a connection error)/
+const UNAVAILABLE_DRIVER_MESSAGES = new RegExp(
+  "^(Connection terminated|timeout exceeded when trying to connect$|timeout expired$|" +
+    "Client has encountered a connection error)"
+)
 
 const isConnectionFailure = (cause: unknown, depth = 0): boolean => {
   if (typeof cause !== "object" || cause === null || depth > 3) return false

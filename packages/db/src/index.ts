@@ -1,6 +1,6 @@
 export * as Database from "./client.js"
 export type { DatabaseConfig } from "./client.js"
-export { EmbeddedDatabaseBusy, MEMORY, openPglite } from "./embedded.js"
+export { announceServer, EmbeddedDatabaseBusy, MEMORY, openPglite } from "./embedded.js"
 export {
   constraintOf,
   dieOnSqlError,

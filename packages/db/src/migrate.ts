@@ -36,5 +36,14 @@ export const migrate = Effect.gen(function* () {
     created_at timestamptz NOT NULL DEFAULT now(),
     name text NOT NULL
   )`.pipe(Effect.retry(Schedule.recurs(3)))
-  return yield* Migrator.make({})({ loader, table })
+  const applied = yield* Migrator.make({})({ loader, table })
+  const [latest] = yield* sql<{ id: number | null }>`SELECT max(migration_id) AS id FROM ${sql(table)}`
+  // Which schema a process runs on, and what it changed, is the first thing an operator asks.
+  yield* Effect.logInfo("database ready").pipe(
+    Effect.annotateLogs({
+      schema_version: latest?.id ?? 0,
+      migrations_applied: applied.map(([id, name]) => `${id}_${name}`)
+    })
+  )
+  return applied
 }).pipe(Effect.withSpan("db.migrate"))

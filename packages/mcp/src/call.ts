@@ -4,6 +4,7 @@ import {
   problemOf,
   procedureAt,
   type Problem,
+  type ProblemBody,
   type RequestContext,
   type ValidationIssue
 } from "@fidelis/core"
@@ -19,7 +20,18 @@ export type CallOutcome =
   | { readonly kind: "result"; readonly result: CallToolResult }
   | { readonly kind: "http"; readonly problem: Problem; readonly cause: unknown }
 
-const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
+/** `_meta` key of a refused call's error body, the one REST answers (`detail`, `code`, `request_id`). */
+const ERROR_META = "fidelis/error"
+
+/**
+ * A refused call as a result the assistant can act on: the reason in words, ending with the
+ * machine code and request id, and the error body REST would answer in `_meta`.
+ */
+const toolError = (text: string, body: ProblemBody): CallToolResult => ({
+  content: [{ type: "text", text: `${text} [code ${body.code}, request id ${body.request_id}]` }],
+  isError: true,
+  _meta: { [ERROR_META]: body }
+})
 
 /**
  * REST roots a validation `loc` where the field travelled (body, query, path); an assistant only
@@ -63,10 +75,9 @@ export const callTool = async (
 ): Promise<CallOutcome> => {
   const { input, idempotencyKey } = splitArguments(entry, args)
   if (idempotencyKey !== undefined && typeof idempotencyKey !== "string") {
-    return {
-      kind: "result",
-      result: toolError(`Invalid arguments; nothing was changed. ${IDEMPOTENCY_ARGUMENT}: must be a string`)
-    }
+    const issue = { loc: ["header", IDEMPOTENCY_ARGUMENT], msg: "Must be a string", type: "string_type" }
+    const body: ProblemBody = { detail: [issue], code: "VALIDATION_FAILED", request_id: requestCtx.requestId }
+    return { kind: "result", result: toolError(messageOf({ status: 422, body }), body) }
   }
   // The key comes only from the arguments: one HTTP request may carry several calls, and a header
   // would apply to them all. Own response headers, since a replay marker belongs to this call.
@@ -85,9 +96,9 @@ export const callTool = async (
       }
     }
   } catch (cause) {
-    const problem = problemOf(getTRPCErrorFromUnknown(cause))
+    const problem = problemOf(getTRPCErrorFromUnknown(cause), ctx.requestId)
     return errorKindOfStatus(problem.status)?.mcp === "tool-result"
-      ? { kind: "result", result: toolError(messageOf(problem)) }
+      ? { kind: "result", result: toolError(messageOf(problem), problem.body) }
       : { kind: "http", problem, cause }
   }
 }

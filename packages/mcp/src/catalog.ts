@@ -26,12 +26,26 @@ export interface CatalogEntry {
 type ObjectSchema = Tool["inputSchema"]
 
 /**
+ * Core names its resources (`.meta({ id })`) for the OpenAPI document's components. A tool's schema
+ * stands alone and its root must be an object, so it reads the same metadata without the ids, which
+ * would move each named schema into `$defs` behind a `$ref`.
+ */
+const metadataWithoutIds = {
+  get: (schema: z.core.$ZodType) => {
+    const meta = z.globalRegistry.get(schema)
+    if (meta?.id === undefined) return meta
+    const { id: _, ...rest } = meta
+    return rest
+  }
+} as unknown as typeof z.globalRegistry
+
+/**
  * 2020-12 is MCP's default dialect (SEP-1613). The SDK client validates structuredContent with a
  * draft-07 Ajv that skips the `$schema` check, which reads these schemas right only while they use no
  * keyword whose meaning changed (tuples, $defs); the handler test fails if one appears.
  */
 const toJsonSchema = (schema: z.ZodType, io: "input" | "output"): ObjectSchema =>
-  z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as ObjectSchema
+  z.toJSONSchema(schema, { io, target: "draft-2020-12", metadata: metadataWithoutIds }) as ObjectSchema
 
 const inputSchemaOf = ({ path, input, meta }: ProcedureEntry): ObjectSchema => {
   if (input === undefined) return { type: "object", properties: {} }
@@ -80,22 +94,37 @@ const descriptionOf = (meta: ProcedureMeta) =>
 
 type ToolMeta = NonNullable<ProcedureMeta["tool"]>
 
+/**
+ * The safety hints clients show and act on, all from core's `meta.tool` (the one place they are set):
+ *
+ * | tools                                   | readOnly | destructive | idempotent                         |
+ * | --------------------------------------- | -------- | ----------- | ---------------------------------- |
+ * | reads (list_*, get_*)                   | true     | false       | true                               |
+ * | updates to given values, use_coupon     | false    | false       | true (`retrySafe`)                 |
+ * | cancel_coupon, revoke_api_key           | false    | true        | false                              |
+ * | other writes (credit_points, create_*)  | false    | false       | false: retry only with the same    |
+ * |                                         |          |             | `idempotency_key`, where it has one |
+ */
+export const annotationsOf = (toolMeta: ToolMeta): NonNullable<Tool["annotations"]> => {
+  const readOnly = toolMeta.readOnly ?? false
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: toolMeta.destructive ?? false,
+    idempotentHint: readOnly || (toolMeta.retrySafe ?? false),
+    openWorldHint: false
+  }
+}
+
 const entryOf = (procedure: ProcedureEntry, toolMeta: ToolMeta): CatalogEntry => {
   const { path, meta } = procedure
   const { schema: outputSchema, structure } = outputOf(procedure)
-  const readOnly = toolMeta.readOnly ?? false
   const tool: Tool = {
     name: toolMeta.name,
     ...(meta.openapi?.summary !== undefined && { title: meta.openapi.summary }),
     description: descriptionOf(meta),
     inputSchema: inputSchemaOf(procedure),
     ...(outputSchema !== undefined && { outputSchema }),
-    annotations: {
-      readOnlyHint: readOnly,
-      destructiveHint: toolMeta.destructive ?? false,
-      idempotentHint: readOnly || (meta.idempotent ?? false),
-      openWorldHint: false
-    }
+    annotations: annotationsOf(toolMeta)
   }
   return { tool, path, meta, structure }
 }

@@ -2,10 +2,12 @@ import {
   admit,
   Config,
   DEFAULT_MAX_BODY_BYTES,
+  malformedJson,
   problemOf,
   readBody,
   requestContextFromHeaders,
   type CoreRuntime,
+  type ErrorCode,
   type Principal,
   type Problem
 } from "@fidelis/core"
@@ -13,6 +15,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { TRPCError } from "@trpc/server"
 import { catalogFor } from "./catalog.js"
 import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
+import { annotateErrors } from "./errors.js"
 import { createServer, type Escalate } from "./server.js"
 
 export interface McpHandlerOptions {
@@ -40,11 +43,31 @@ export type McpHandler = (req: Request, init: McpRequestInit) => Promise<Respons
 const json = (status: number, body: unknown, headers: HeadersInit = {}) =>
   new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } })
 
-/** Transport-level refusals use JSON-RPC's error envelope, as the SDK's own transport does. */
-const jsonRpcError = (status: number, message: string, headers: HeadersInit = {}) =>
-  json(status, { jsonrpc: "2.0", error: { code: -32000, message }, id: null }, headers)
+/**
+ * Transport-level refusals use JSON-RPC's error envelope, as the SDK's own transport does, with the
+ * machine code and request id every error body carries in its `data`.
+ */
+const jsonRpcError = (
+  status: number,
+  message: string,
+  data: { readonly code: ErrorCode; readonly request_id: string },
+  headers: HeadersInit = {}
+) => json(status, { jsonrpc: "2.0", error: { code: -32000, message, data }, id: null }, headers)
 
 const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
+
+/**
+ * The 401's challenge. It names no `resource_metadata`, so MCP clients do not start an OAuth flow this
+ * server has none of, and show the description instead (RFC 6750: no error code when no key was sent).
+ */
+const challengeOf = (headers: Headers): string => {
+  const sent = headers.has("x-api-key") || headers.has("authorization")
+  return [
+    'Bearer realm="fidelis"',
+    ...(sent ? ['error="invalid_token"'] : []),
+    'error_description="Check the Fidelis API key: send it as X-API-Key or Authorization: Bearer"'
+  ].join(", ")
+}
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
 
@@ -67,13 +90,13 @@ const withHeaders = (response: Response, extra: Headers): Response => {
 
 /**
  * The body's JSON-RPC messages. Malformed JSON goes on as the raw text: the SDK refuses it with its
- * own -32700, after its Accept and Content-Type checks.
+ * own -32700, after its Accept and Content-Type checks, whose message then says where it broke.
  */
-const messagesOf = (text: string): unknown => {
+const messagesOf = (text: string): { messages: unknown; parseError?: string } => {
   try {
-    return JSON.parse(text)
-  } catch {
-    return text
+    return { messages: JSON.parse(text) }
+  } catch (cause) {
+    return { messages: text, parseError: `Parse error: ${malformedJson(text, cause).message}` }
   }
 }
 
@@ -93,24 +116,34 @@ export const createMcpHandler = ({
 
   return async (req, { requestId, onInternalError }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
-    if (req.method !== "POST") return jsonRpcError(405, "Method not allowed", { Allow: "POST" })
+    if (req.method !== "POST") {
+      return jsonRpcError(
+        405,
+        `${req.method} is not allowed on /mcp; use POST (this server is stateless: no stream to GET)`,
+        { code: "METHOD_NOT_ALLOWED", request_id: requestId },
+        { Allow: "POST" }
+      )
+    }
 
     // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed
     // origin or from our own loopback origin.
     const origin = req.headers.get("origin")
     if (origin !== null && !origins.has(origin) && !isLoopbackSameOrigin(origin, req.headers.get("host"))) {
-      return jsonRpcError(403, `Origin ${origin} is not allowed`)
+      return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: requestId })
     }
 
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
     let principal: Principal
-    let messages: unknown
+    let body: ReturnType<typeof messagesOf>
     try {
       principal = await admit(ctx)
-      messages = messagesOf(await readBody(req, maxBodyBytes))
+      body = messagesOf(await readBody(req, maxBodyBytes))
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
-      return withHeaders(problemResponse(problemOf(error)), ctx.resHeaders)
+      const problem = problemOf(error, requestId)
+      const challenge: Record<string, string> =
+        problem.status === 401 ? { "WWW-Authenticate": challengeOf(req.headers) } : {}
+      return withHeaders(problemResponse({ ...problem, headers: { ...problem.headers, ...challenge } }), ctx.resHeaders)
     }
 
     const { idempotencyTtlSeconds } = await runtime.runPromise(Config)
@@ -124,8 +157,10 @@ export const createMcpHandler = ({
     })
     try {
       await server.connect(transport)
-      const response = await transport.handleRequest(req, { parsedBody: messages })
-      if (escalated === undefined) return withHeaders(response, ctx.resHeaders)
+      const response = await transport.handleRequest(req, { parsedBody: body.messages })
+      if (escalated === undefined) {
+        return withHeaders(await annotateErrors(response, requestId, body.parseError), ctx.resHeaders)
+      }
       if (escalated.problem.status >= 500) onInternalError?.(escalated.cause)
       return withHeaders(problemResponse(escalated.problem), ctx.resHeaders)
     } finally {

@@ -1,4 +1,4 @@
-import type { RequestContext } from "@fidelis/core"
+import { closest, type RequestContext } from "@fidelis/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
@@ -62,7 +62,17 @@ export const createServer = (
     if (fixture !== undefined) return fixture.call(args)
     const entry = tools.find((candidate) => candidate.tool.name === name)
     // Tools outside the caller's catalog are reported as unknown, never as forbidden: no probing.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`)
+    if (entry === undefined) {
+      const nearest = closest(
+        name,
+        tools.map((candidate) => candidate.tool.name)
+      )
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool ${name} not found${nearest === undefined ? "" : `; did you mean ${nearest}?`}`,
+        { code: "ROUTE_NOT_FOUND", request_id: ctx.requestId }
+      )
+    }
     const outcome = await callTool(entry, args, ctx)
     if (outcome.kind === "result") return outcome.result
     escalate(outcome)

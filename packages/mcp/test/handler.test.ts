@@ -209,10 +209,11 @@ describe("MCP handler: catalog", () => {
       properties: { points: { type: "integer", minimum: 1 }, idempotency_key: { type: "string", maxLength: 255 } }
     })
     expect(credit.outputSchema).toMatchObject({ type: "object", required: expect.arrayContaining(["balance"]) })
+    // Retrying a credit without its idempotency_key credits twice: not idempotent.
     expect(credit.annotations).toEqual({
       readOnlyHint: false,
       destructiveHint: false,
-      idempotentHint: true,
+      idempotentHint: false,
       openWorldHint: false
     })
 
@@ -332,7 +333,9 @@ describe("MCP handler: tool calls", () => {
     expect(clash.isError).toBe(true)
   })
 
-  it("every tools/call of a batch counts against the rate limit; the request's own count covers the first", async () => {
+  const batchCalls =
+    "every tools/call of a batch counts against the rate limit; the request's own count covers the first"
+  it(batchCalls, async () => {
     const { key } = await createTenant()
     const client = await newClient(key)
     const before = await rpc(key, "ping")
@@ -374,7 +377,11 @@ describe("MCP handler: HTTP refusals", () => {
   it("no key is 401 with a detail body", async () => {
     const { response, body } = await rpc(undefined, "tools/list")
     expect(response.status).toBe(401)
-    expect(body).toEqual({ detail: expect.stringContaining("Missing API key") })
+    expect(body).toEqual({
+      detail: expect.stringContaining("Missing API key"),
+      code: "UNAUTHENTICATED",
+      request_id: expect.any(String)
+    })
   })
 
   it("conflicting X-API-Key and Authorization is 400", async () => {
@@ -420,7 +427,11 @@ describe("MCP handler: HTTP refusals", () => {
     for (const headers of declaredOrNot) {
       const response = await post(JSON.parse(big), headers)
       expect(response.status).toBe(413)
-      expect(await response.json()).toEqual({ detail: "Request body exceeds the limit of 1048576 bytes" })
+      expect(await response.json()).toEqual({
+        detail: "Request body exceeds the limit of 1048576 bytes",
+        code: "PAYLOAD_TOO_LARGE",
+        request_id: expect.any(String)
+      })
     }
   })
 

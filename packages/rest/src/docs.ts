@@ -43,7 +43,8 @@ export const docsPage = (specUrl: string, assetsBase: string): Response =>
   <div id="reference"></div>
   <script src="${assetsBase}/swagger-ui-bundle.js"></script>
   <script>
-    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#reference", deepLinking: true, persistAuthorization: true })
+    window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#reference", deepLinking: true, ` +
+      `persistAuthorization: true })
   </script>
 </body>
 </html>`,

@@ -1,18 +1,22 @@
 import {
-  admit,
+  admitFor,
   catalogueOf,
   DEFAULT_MAX_BODY_BYTES,
+  malformedJson,
   problemOf,
   readBody,
   requestContextFromHeaders,
   validationError,
   type CoreRuntime,
+  type Problem,
   type ProcedureMeta,
-  type RequestContext
+  type RequestContext,
+  type ResponseKind
 } from "@fidelis/core"
 import { TRPCError, type AnyRouter } from "@trpc/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, type OpenApiMethod } from "trpc-to-openapi"
+import { createRouteIndex, type RouteIndex } from "./routes.js"
 
 export interface RestHandlerOptions {
   readonly runtime: CoreRuntime
@@ -22,15 +26,23 @@ export interface RestHandlerOptions {
   readonly endpoint: `/${string}`
   /** Largest request body read, in bytes; larger ones are refused with 413. */
   readonly maxBodyBytes?: number
+  /**
+   * Every REST route of the server, to name the nearest one when a path has none (a request for
+   * `/api/v1/public/empresas` may mean the admin API's); by default this router's own.
+   */
+  readonly routes?: RouteIndex
 }
 
 export interface RestRequestInit {
   readonly requestId: string
+  /** The TCP peer's address (the public routes count calls per client address). */
+  readonly peerAddress?: string | undefined
   /** Called with every 5xx so the server logs it against the request id. */
   readonly onInternalError?: (error: TRPCError) => void
 }
 
 const JSON_TYPE = "application/json"
+const FORM_TYPE = "application/x-www-form-urlencoded"
 
 /** What one request leaves behind for the response: its context and the error it ended with. */
 interface Exchange {
@@ -40,6 +52,13 @@ interface Exchange {
 
 /** Procedures' metadata by REST route; the library matches the same table again when it runs. */
 type RouteOf = (method: string, path: string) => ProcedureMeta | undefined
+
+interface LibraryOptions {
+  readonly endpoint: string
+  readonly routeOf: RouteOf
+  readonly routes: RouteIndex
+  readonly maxBodyBytes: number
+}
 
 const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
 
@@ -61,10 +80,23 @@ const parseBody = (text: string, type: string | null): { value: object; impliedJ
   try {
     value = JSON.parse(text)
   } catch (cause) {
-    throw new TRPCError({ code: "PARSE_ERROR", message: "Failed to parse request body", cause })
+    throw malformedJson(text, cause)
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw validationError([NOT_AN_OBJECT])
   return { value, impliedJson: false }
+}
+
+/**
+ * A form-encoded body (RFC 8058 one-click unsubscribe) as the object a JSON body would be: each
+ * name to its value, or its values when repeated. Null-prototype, like the query below.
+ */
+const formOf = (text: string): object => {
+  const form: Record<string, string | Array<string>> = Object.create(null)
+  new URLSearchParams(text).forEach((value, name) => {
+    const previous = form[name]
+    form[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
+  })
+  return form
 }
 
 /**
@@ -90,9 +122,13 @@ const queryOf = (url: URL): Record<string, Array<string>> => {
 const libraryRequest = async (
   req: Request,
   ctx: RequestContext,
-  { endpoint, routeOf, maxBodyBytes }: { endpoint: string; routeOf: RouteOf; maxBodyBytes: number }
+  { endpoint, routeOf, routes, maxBodyBytes }: LibraryOptions
 ): Promise<Request> => {
   const url = req.url.replace(endpoint, "")
+  // A path no route of this method takes: 405 naming the methods it has, or 404 naming the nearest
+  // route. (The library would answer 404 to both; HEAD it answers itself, as a warm-up.)
+  const meta = req.method === "HEAD" ? undefined : routeOf(req.method, new URL(url).pathname)
+  if (req.method !== "HEAD" && meta === undefined) throw routes.refusalOf(req.method, new URL(req.url).pathname)
   let query: Record<string, Array<string>> | undefined
   const withUrl = () =>
     new Proxy(req, {
@@ -104,14 +140,18 @@ const libraryRequest = async (
             : Reflect.get(target, prop, target)
     })
   const type = req.headers.get("content-type")
-  // The library answers these itself (404, 415) without looking at the body.
-  if (BODYLESS.has(req.method) || (type !== null && !type.includes(JSON_TYPE))) return withUrl()
-  const meta = routeOf(req.method, new URL(url).pathname)
-  if (meta === undefined) return withUrl()
-  if (meta.scope !== "public") await admit(ctx)
+  const isForm = type?.startsWith(FORM_TYPE) ?? false
+  // The library answers these itself (415) without looking at the body.
+  if (meta === undefined || BODYLESS.has(req.method) || (type !== null && !type.includes(JSON_TYPE) && !isForm))
+    return withUrl()
+  // A form is read only where the route declares it; elsewhere the library answers 415.
+  if (isForm && !(meta.openapi?.contentTypes ?? []).includes(FORM_TYPE)) return withUrl()
+  await admitFor(ctx, meta.scope)
 
-  const { value, impliedJson } = parseBody(await readBody(req, maxBodyBytes), type)
-  const headers = impliedJson ? new Headers([...req.headers, ["content-type", JSON_TYPE]]) : req.headers
+  const text = await readBody(req, maxBodyBytes)
+  const { value, impliedJson } = isForm ? { value: formOf(text), impliedJson: true } : parseBody(text, type)
+  const headers = impliedJson ? new Headers(req.headers) : req.headers
+  if (impliedJson) headers.set("content-type", JSON_TYPE)
   return new Proxy(req, {
     get: (target, prop) => {
       if (prop === "url") return url
@@ -120,6 +160,36 @@ const libraryRequest = async (
       return Reflect.get(target, prop, target)
     }
   })
+}
+
+/** Headers of every answer that is a page, a redirect or a file: never cached, never framed or sniffed. */
+const NOT_JSON_HEADERS = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+
+/**
+ * A success whose procedure declares it is not JSON (`meta.response`): the output, as core built
+ * it, becomes a 302 to its `location`, an HTML page, or a file. Nothing is decided here.
+ */
+const asResponse = (kind: ResponseKind, body: string | undefined, headers: Headers): Response => {
+  const output = JSON.parse(body ?? "{}") as { location?: string; html?: string; body_base64?: string }
+  for (const [name, value] of Object.entries(NOT_JSON_HEADERS)) headers.set(name, value)
+  switch (kind.kind) {
+    case "redirect":
+      headers.delete("content-type")
+      headers.set("location", output.location!)
+      // The tracked link's token stays with us, not in the target's Referer.
+      headers.set("referrer-policy", "no-referrer")
+      return new Response(null, { status: 302, headers })
+    case "html":
+      headers.set("content-type", "text/html; charset=utf-8")
+      headers.set(
+        "content-security-policy",
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+      )
+      return new Response(output.html, { status: 200, headers })
+    case "file":
+      headers.set("content-type", kind.contentType)
+      return new Response(Buffer.from(output.body_base64 ?? "", "base64"), { status: 200, headers })
+  }
 }
 
 /**
@@ -132,7 +202,8 @@ export const createRestHandler = ({
   runtime,
   router,
   endpoint,
-  maxBodyBytes = DEFAULT_MAX_BODY_BYTES
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  routes = createRouteIndex([{ base: endpoint, router }])
 }: RestHandlerOptions) => {
   const successStatus = new Map<string, number>()
   for (const { path, meta } of catalogueOf(router))
@@ -175,24 +246,34 @@ export const createRestHandler = ({
   return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
     const ctx = requestContextFromHeaders(runtime, incoming.headers, {
       requestId: init.requestId,
-      signal: incoming.signal
+      signal: incoming.signal,
+      peerAddress: init.peerAddress
     })
     const exchange: Exchange = { ctx }
     const headers = ctx.resHeaders
     headers.set("content-type", JSON_TYPE)
     try {
-      const req = await libraryRequest(incoming, ctx, { endpoint, routeOf, maxBodyBytes })
+      const req = await libraryRequest(incoming, ctx, { endpoint, routeOf, routes, maxBodyBytes })
       exchanges.set(req, exchange)
       const { status, body } = await dispatch(req)
-      if (exchange.failure === undefined) return new Response(body, { status, headers })
+      if (exchange.failure === undefined) {
+        const kind = routeOf(incoming.method, new URL(req.url).pathname)?.response
+        return kind === undefined ? new Response(body, { status, headers }) : asResponse(kind, body, headers)
+      }
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
       exchange.failure = error
     }
 
-    const problem = problemOf(exchange.failure)
+    const problem = problemOf(exchange.failure, init.requestId)
     if (problem.status >= 500) init.onInternalError?.(exchange.failure)
-    for (const [name, value] of Object.entries(problem.headers ?? {})) headers.set(name, value)
-    return new Response(JSON.stringify(problem.body), { status: problem.status, headers })
+    return problemResponse(problem, headers)
   }
+}
+
+/** An error response: the problem's body and headers, on top of `headers` (rate limit, request id). */
+export const problemResponse = (problem: Problem, headers = new Headers()): Response => {
+  headers.set("content-type", JSON_TYPE)
+  for (const [name, value] of Object.entries(problem.headers ?? {})) headers.set(name, value)
+  return new Response(JSON.stringify(problem.body), { status: problem.status, headers })
 }

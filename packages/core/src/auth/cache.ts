@@ -170,7 +170,8 @@ export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
                     sql<{ listeners: number[] }>`
                       SELECT pg_notify(${CHANNEL}, ${`${message}:${nonce}`}),
                         array(SELECT pid FROM pg_stat_activity
-                              WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION}) AS listeners`,
+                              WHERE datname = current_database()
+                                AND application_name = ${LISTENER_APPLICATION}) AS listeners`,
                     ([row]) => ({ value, listeners: row!.listeners })
                   )
                 )

@@ -15,6 +15,7 @@ export const Client = z
     updated_at: Timestamp
   })
   .meta({
+    id: "Client",
     examples: [
       {
         id: "18e80772-42c3-4276-ae21-37f63b69427a",
@@ -46,12 +47,23 @@ export type ListClientsInput = z.infer<typeof ListClientsInput>
 
 export const ClientRef = z.strictObject({ client_id: ClientId.describe("Client id") })
 
-export const CreateClientInput = z.strictObject({
-  nome: z.string().trim().min(1).max(200).describe("Full name"),
-  email: z.email().max(254).toLowerCase().optional(),
-  telefone: Telefone.optional(),
-  cpf: Cpf.optional()
-})
+export const CreateClientInput = z
+  .strictObject({
+    nome: z.string().trim().min(1).max(200).describe("Full name"),
+    email: z.email().max(254).toLowerCase().optional().describe("Contact email; also links an existing account"),
+    telefone: Telefone.optional(),
+    cpf: Cpf.optional()
+  })
+  .meta({
+    examples: [
+      {
+        nome: "Maria Aparecida da Silva",
+        email: "maria.silva@example.com.br",
+        telefone: "(11) 98765-4321",
+        cpf: "529.982.247-25"
+      }
+    ]
+  })
 export type CreateClientInput = z.infer<typeof CreateClientInput>
 
 /**
@@ -80,20 +92,41 @@ export const IMPORT_COLUMNS = ["nome", "email", "telefone", "cpf"] as const sati
   keyof ImportClientRow
 >
 
-export const ImportClientsInput = z.strictObject({
-  rows: z
-    .array(ImportClientRow)
-    .min(1)
-    .max(IMPORT_BATCH_MAX)
-    .describe(`1 to ${IMPORT_BATCH_MAX} clients to create, each shaped like create_client's input plus its row number`),
-  dry_run: Flag.default(false).describe("Validate and look for existing clients only; nothing is written")
-})
+export const ImportClientsInput = z
+  .strictObject({
+    rows: z
+      .array(ImportClientRow)
+      .min(1)
+      .max(IMPORT_BATCH_MAX)
+      .describe(
+        `1 to ${IMPORT_BATCH_MAX} clients to create, each shaped like one client's creation input plus its row number`
+      ),
+    dry_run: Flag.default(false).describe("Validate and look for existing clients only; nothing is written")
+  })
+  .meta({
+    examples: [
+      {
+        rows: [
+          {
+            row: 2,
+            nome: "João Pereira Santos",
+            email: "joao.pereira@example.com.br",
+            telefone: "(21) 99876-5432",
+            cpf: "111.444.777-35"
+          },
+          { row: 3, nome: "Fernanda Lima", email: "fernanda.lima@example.com.br" }
+        ],
+        dry_run: true
+      }
+    ]
+  })
 export type ImportClientsInput = z.infer<typeof ImportClientsInput>
 
 const ImportRowStatus = z
   .enum(["created", "skipped", "invalid"])
   .describe(
-    "created: a new client (in a dry run: would be); skipped: a client with this email or CPF already exists, or an earlier row of the batch has it; invalid: see errors"
+    "created: a new client (in a dry run: would be); skipped: a client with this email or CPF already exists, " +
+      "or an earlier row of the batch has it; invalid: see errors"
   )
 
 export const ImportRowResult = z.object({
@@ -117,6 +150,7 @@ export const ImportClientsResult = z
     results: z.array(ImportRowResult).describe("One result per row, in the order sent")
   })
   .meta({
+    id: "ClientImportResult",
     examples: [
       {
         created: 1,

@@ -50,7 +50,8 @@ export const clientsRouter = router({
         tags,
         summary: "Create a client",
         description:
-          "Creates a client and links it to the empresa. An email that already has an account links that account; without an email a technical login is provisioned."
+          "Creates a client and links it to the empresa. An email that already has an account links that account; " +
+          "without an email a technical login is provisioned."
       },
       tool: { name: "create_client" }
     })
@@ -65,7 +66,13 @@ export const clientsRouter = router({
         path: "/clients/import",
         tags,
         summary: "Import clients in bulk",
-        description: `Creates up to ${IMPORT_BATCH_MAX} clients in one transaction and answers one result per row, in order: \`created\` (with its client_id), \`skipped\` (a client with the same email or CPF already exists in the empresa, or an earlier row of the batch has it; re-running an import therefore creates nothing twice) or \`invalid\` (create_client's rules, with the fields and messages). One bad row never refuses the batch; blank fields count as absent. \`dry_run\` validates and checks for existing clients without writing.`
+        description:
+          `Creates up to ${IMPORT_BATCH_MAX} clients in one transaction and answers one result per row, in order: ` +
+          `\`created\` (with its client_id), \`skipped\` (a client with the same email or CPF already exists in the ` +
+          `empresa, or an earlier row of the batch has it; re-running an import therefore creates nothing twice) ` +
+          `or \`invalid\` (the rules of creating one client, with the fields and messages). ` +
+          `One bad row never refuses the batch; blank fields count as absent. ` +
+          `\`dry_run\` validates and checks for existing clients without writing.`
       },
       tool: { name: "import_clients", adminOnly: true }
     })

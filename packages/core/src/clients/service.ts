@@ -97,7 +97,8 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
         RETURNING id`
       const [row] = yield* sql<Client>`
         INSERT INTO clients (empresa_id, user_id, nome, email, telefone, cpf)
-        VALUES (${empresaId}, ${user!.id}, ${input.nome}, ${input.email ?? null}, ${input.telefone ?? null}, ${input.cpf ?? null})
+        VALUES (${empresaId}, ${user!.id}, ${input.nome}, ${input.email ?? null}, ${input.telefone ?? null},
+                ${input.cpf ?? null})
         RETURNING ${columns}`.pipe(
         onUniqueViolation(
           (constraint) =>

@@ -28,6 +28,7 @@ export const Coupon = z
     created_at: Timestamp
   })
   .meta({
+    id: "Coupon",
     examples: [
       {
         id: "5d2a7c1e-3b8f-4e6a-9c0d-1f2e3a4b5c6d",
@@ -72,6 +73,11 @@ export const GenerateCouponInput = z
     if (input.points !== undefined && input.product_id !== undefined) {
       ctx.addIssue({ code: "custom", path: ["product_id"], message: "Send either points or product_id, not both" })
     }
+  })
+  .meta({
+    examples: [
+      { client_id: "18e80772-42c3-4276-ae21-37f63b69427a", product_id: "3c9b7f42-6d1e-4a8b-9f2c-5e7d8a1b0c64" }
+    ]
   })
 export type GenerateCouponInput = z.infer<typeof GenerateCouponInput>
 

@@ -15,7 +15,13 @@ export const couponsRouter = router({
         tags,
         summary: "Generate a coupon",
         description:
-          "Spends a client's points on a coupon, with exactly one of: `points` (a coupon worth points x the empresa's point_value in BRL; default 0.01 BRL per point) or `product_id` (a coupon for one unit of an active, in-stock product, paid with its points_cost; valor is the product's price). The coupon has an 8-character code (`uid`) and expires after the empresa's coupon_validity_days (default 30). Refusals: 404 unknown client or product; 409 INSUFFICIENT_POINTS, OUT_OF_STOCK or PRODUCT_INACTIVE, and then nothing changes. Send X-Idempotency-Key to make retries safe: the same key and body replay the first response."
+          "Spends a client's points on a coupon, with exactly one of: `points` (a coupon worth points x the " +
+          "empresa's point_value in BRL; default 0.01 BRL per point) or `product_id` (a coupon for one unit of an " +
+          "active, in-stock product, paid with its points_cost; valor is the product's price). " +
+          "The coupon has an 8-character code (`uid`) and expires after the empresa's coupon_validity_days " +
+          "(default 30). Refusals: NOT_FOUND for an unknown client or product; INSUFFICIENT_POINTS, OUT_OF_STOCK or " +
+          "PRODUCT_INACTIVE, and then nothing changes. " +
+          "An idempotency key makes retries safe: the same key and input replay the first result."
       },
       tool: { name: "generate_coupon" }
     })
@@ -32,7 +38,8 @@ export const couponsRouter = router({
         tags,
         summary: "Get a coupon",
         description:
-          "One coupon by its code (case-insensitive): status active, used, expired (past expires_at) or cancelled, its value and deadline."
+          "One coupon by its code (case-insensitive): status active, used, expired (past expires_at) or cancelled, " +
+          "its value and deadline."
       },
       tool: { name: "get_coupon", readOnly: true }
     })
@@ -49,9 +56,11 @@ export const couponsRouter = router({
         tags,
         summary: "Use a coupon",
         description:
-          "Marks an active coupon used (when the client redeems it at the store) and returns it in its final state. Using a used coupon again returns it unchanged, so a retry is safe. Refusals: 409 COUPON_EXPIRED or COUPON_CANCELLED."
+          "Marks an active coupon used (when the client redeems it at the store) and returns it in its final state. " +
+          "Using a used coupon again returns it unchanged, so a retry is safe. " +
+          "Refusals: COUPON_EXPIRED or COUPON_CANCELLED."
       },
-      tool: { name: "use_coupon" }
+      tool: { name: "use_coupon", retrySafe: true }
     })
     .input(CouponRef)
     .output(Coupon)
@@ -66,7 +75,9 @@ export const couponsRouter = router({
         tags,
         summary: "Cancel a coupon",
         description:
-          "Cancels an active coupon: its points go back to the client and a product coupon's unit returns to stock. Cancelling a cancelled coupon returns it unchanged. Refusals: 409 COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent)."
+          "Cancels an active coupon: its points go back to the client and a product coupon's unit returns to stock. " +
+          "Cancelling a cancelled coupon returns it unchanged. " +
+          "Refusals: COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent)."
       },
       tool: { name: "cancel_coupon", adminOnly: true, destructive: true }
     })

@@ -139,9 +139,10 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     ) {
       for (let attempt = 0; attempt < UID_ATTEMPTS; attempt++) {
         const [row] = yield* sql<Coupon>`
-          INSERT INTO coupons (empresa_id, uid, client_id, kind, product_id, product_name, points_spent, valor, expires_at)
-          VALUES (${empresaId}, ${humanCode(UID_LENGTH)}, ${clientId}, ${offer.kind}, ${offer.productId}, ${offer.productName},
-                  ${offer.points}, ${offer.valor}, now() + make_interval(days => ${validityDays}))
+          INSERT INTO coupons (empresa_id, uid, client_id, kind, product_id, product_name, points_spent, valor,
+                               expires_at)
+          VALUES (${empresaId}, ${humanCode(UID_LENGTH)}, ${clientId}, ${offer.kind}, ${offer.productId},
+                  ${offer.productName}, ${offer.points}, ${offer.valor}, now() + make_interval(days => ${validityDays}))
           ON CONFLICT (empresa_id, uid) DO NOTHING
           RETURNING ${columns}`
         if (row !== undefined) return row
@@ -163,7 +164,9 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
           issues: [
             {
               loc: ["body", "points"],
-              msg: `${input.points} points are worth more than a coupon can hold (9999999999.99 BRL) at this empresa's point_value (${pointValue})`,
+              msg:
+                `${input.points} points are worth more than a coupon can hold (9999999999.99 BRL) ` +
+                `at this empresa's point_value (${pointValue})`,
               type: "less_than_equal"
             }
           ]
@@ -185,7 +188,9 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
           issues: [
             {
               loc: ["body", "points"],
-              msg: `${coupon.points_spent} points are worth less than 0.01 BRL at this empresa's point_value (${pointValue})`,
+              msg:
+                `${coupon.points_spent} points are worth less than 0.01 BRL at this empresa's point_value ` +
+                `(${pointValue})`,
               type: "greater_than_equal"
             }
           ]
@@ -201,12 +206,16 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       return coupon
     }, sql.withTransaction)
 
+    /** active -> `to`, stamping `<to>_at`; undefined when the coupon was not active and unexpired. */
+    const leaveActive = (empresaId: EmpresaId, uid: CouponUid, to: "used" | "cancelled") =>
+      sql<Coupon>`
+        UPDATE coupons SET status = ${to}, ${sql(`${to}_at`)} = now()
+        WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
+        RETURNING ${columns}`.pipe(Effect.map(([coupon]) => coupon))
+
     /** active -> used, with its timeline event; undefined when the coupon was not usable. */
     const markUsed = Effect.fn("Coupons.markUsed")(function* (empresaId: EmpresaId, uid: CouponUid) {
-      const [used] = yield* sql<Coupon>`
-        UPDATE coupons SET status = 'used', used_at = now()
-        WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
-        RETURNING ${columns}`
+      const used = yield* leaveActive(empresaId, uid, "used")
       if (used === undefined) return undefined
       // No points move, but the client's timeline tells the coupon's whole story.
       yield* recordEvent({
@@ -226,10 +235,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * transaction; undefined when the coupon was not cancellable.
      */
     const markCancelled = Effect.fn("Coupons.markCancelled")(function* (empresaId: EmpresaId, uid: CouponUid) {
-      const [cancelled] = yield* sql<Coupon>`
-        UPDATE coupons SET status = 'cancelled', cancelled_at = now()
-        WHERE empresa_id = ${empresaId} AND uid = ${uid} AND status = 'active' AND expires_at > now()
-        RETURNING ${columns}`
+      const cancelled = yield* leaveActive(empresaId, uid, "cancelled")
       if (cancelled === undefined) return undefined
       // Product before client: the lock order of generate, so the two never deadlock.
       if (cancelled.product_id !== null) yield* products.returnStock(empresaId, cancelled.product_id, 1)
@@ -244,24 +250,45 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     }, sql.withTransaction)
 
     /**
-     * use_coupon (`use` is taken by Effect.Service). Using a used coupon again returns it as it is, so retries are safe. A refusal reads the
-     * coupon after the transaction, so an expiry found on the way is persisted, not rolled back.
+     * A change of state a retry may repeat: when `mark` finds the coupon no longer active, the
+     * coupon already in state `to` is the answer and any other state gives its refusal. The refusal
+     * reads the coupon after `mark`'s transaction, so an expiry found on the way is persisted, not
+     * rolled back.
      */
-    const redeem = Effect.fn("Coupons.redeem")(function* (empresaId: EmpresaId, uid: CouponUid) {
-      const used = yield* markUsed(empresaId, uid)
-      if (used !== undefined) return used
-      const coupon = yield* get(empresaId, uid)
-      if (coupon.status === "used") return coupon
-      return yield* refusal(coupon, coupon.status)
-    })
+    const settle =
+      <To extends "used" | "cancelled", E, R>(
+        to: To,
+        mark: (empresaId: EmpresaId, uid: CouponUid) => Effect.Effect<Coupon | undefined, E, R>
+      ) =>
+      (empresaId: EmpresaId, uid: CouponUid) =>
+        Effect.gen(function* () {
+          const moved = yield* mark(empresaId, uid)
+          if (moved !== undefined) return moved
+          const coupon = yield* get(empresaId, uid)
+          if (coupon.status === to) return coupon
+          return yield* refusal(coupon, coupon.status as Exclude<Coupon["status"], To>)
+        })
+
+    /** use_coupon (`use` is taken by Effect.Service): using a used coupon again returns it as it is. */
+    const redeem = (empresaId: EmpresaId, uid: CouponUid) =>
+      settle("used", markUsed)(empresaId, uid).pipe(Effect.withSpan("Coupons.redeem"))
 
     /** Cancelling a cancelled coupon returns it as it is. */
-    const cancel = Effect.fn("Coupons.cancel")(function* (empresaId: EmpresaId, uid: CouponUid) {
-      const cancelled = yield* markCancelled(empresaId, uid)
-      if (cancelled !== undefined) return cancelled
+    const cancel = (empresaId: EmpresaId, uid: CouponUid) =>
+      settle("cancelled", markCancelled)(empresaId, uid).pipe(Effect.withSpan("Coupons.cancel"))
+
+    /**
+     * Uses a client's own active coupon inside the caller's transaction (a cart's checkout): unlike
+     * `redeem`, a coupon already used is a refusal, since it cannot pay twice. Another client's
+     * coupon is as unknown as a missing one.
+     */
+    const useFor = Effect.fn("Coupons.useFor")(function* (empresaId: EmpresaId, uid: CouponUid, clientId: ClientId) {
       const coupon = yield* get(empresaId, uid)
-      if (coupon.status === "cancelled") return coupon
-      return yield* refusal(coupon, coupon.status)
+      if (coupon.client_id !== clientId) return yield* new NotFound({ resource: "Coupon", id: uid })
+      const used = yield* markUsed(empresaId, uid)
+      if (used !== undefined) return used
+      const now = yield* get(empresaId, uid)
+      return yield* refusal(now, now.status)
     })
 
     /**
@@ -278,6 +305,6 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       Effect.withSpan("Coupons.sweep")
     )
 
-    return sqlErrorsAsDefects({ get, list, generate, redeem, cancel, sweep })
+    return sqlErrorsAsDefects({ get, list, generate, redeem, cancel, useFor, sweep })
   })
 }) {}

@@ -2,12 +2,13 @@ import { z } from "zod"
 import { Flag, JsonNumber, Timestamp } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
+import { DEFAULT_NFCE_MAX_AGE_DAYS } from "../nfce/contracts.js"
 
 /**
  * A first, offline check that reports with the other fields; the service then holds the zone to
  * the database's own list (Empresas.checkedSettings), which is the rule that matters.
  */
-const isTimeZone = (tz: string) => {
+export const isTimeZone = (tz: string) => {
   try {
     return new Intl.DateTimeFormat("en", { timeZone: tz }).resolvedOptions().timeZone.length > 0
   } catch {
@@ -29,6 +30,14 @@ export const EmpresaSettings = z.strictObject({
   points_per_real: JsonNumber(z.number().min(0).max(1000))
     .optional()
     .describe("Points credited per BRL on NFC-e invoices"),
+  nfce_max_age_days: JsonNumber(z.number().int().min(1).max(3650))
+    .nullable()
+    .optional()
+    .describe(`Oldest NFC-e receipt accepted, in days; default ${DEFAULT_NFCE_MAX_AGE_DAYS}, null for no limit`),
+  nfce_sandbox: z
+    .boolean()
+    .optional()
+    .describe("Accept test-environment NFC-e invoices (tpAmb 2): for an empresa trying the platform out"),
   coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   redemption_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
@@ -37,6 +46,13 @@ export const EmpresaSettings = z.strictObject({
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c")
     .optional()
+    .describe("Brand colour of the public survey page; default #2563eb"),
+  alert_email: z
+    .email()
+    .max(254)
+    .nullable()
+    .optional()
+    .describe("Where low-score survey alerts go; null (the default) sends none")
 })
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
@@ -46,11 +62,15 @@ const DEFAULT_SETTINGS = {
   /** BRL per point: one centavo, so 100 points = R$ 1,00. */
   point_value: 0.01,
   points_per_real: 1,
+  nfce_max_age_days: DEFAULT_NFCE_MAX_AGE_DAYS,
+  nfce_sandbox: false,
   coupon_validity_days: 30,
   redemption_validity_days: 7,
   url_review_avaliation: null,
   logo_url: null,
-  primary_color: null
+  /** A blue that keeps white text readable (contrast 5.2:1) on the survey page's buttons. */
+  primary_color: "#2563eb",
+  alert_email: null
 } as const satisfies { [K in keyof Required<EmpresaSettings>]: EmpresaSettings[K] | null }
 
 /** Every setting, defaulted. */
@@ -85,6 +105,7 @@ export const Empresa = z
     updated_at: Timestamp
   })
   .meta({
+    id: "Empresa",
     examples: [
       {
         id: "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b",
@@ -101,26 +122,54 @@ export const Empresa = z
   })
 export type Empresa = z.infer<typeof Empresa>
 
-export const CreateEmpresaInput = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  id_name: Slug,
-  cnpj: Cnpj.optional(),
-  plan: z.string().trim().min(1).max(50).default("free"),
-  api_access: Flag.default(true).describe("Whether the plan includes the company API and MCP tools"),
-  settings: EmpresaSettings.default({})
-})
+const EmpresaName = z.string().trim().min(1).max(200).describe("The company's name as people know it")
+const Plan = z.string().trim().min(1).max(50).describe("The commercial plan's name, e.g. free or pro")
+const SETTINGS_DESCRIPTION =
+  "Point value, points per real, validity days, time zone, colours, review link, alert email and other options"
+
+export const CreateEmpresaInput = z
+  .strictObject({
+    name: EmpresaName,
+    id_name: Slug,
+    cnpj: Cnpj.optional(),
+    plan: Plan.default("free"),
+    api_access: Flag.default(true).describe("Whether the plan includes the company API and MCP tools"),
+    settings: EmpresaSettings.default({}).describe(SETTINGS_DESCRIPTION)
+  })
+  .meta({
+    examples: [
+      {
+        name: "Padaria Pão Dourado",
+        id_name: "padaria-pao-dourado",
+        cnpj: "11.222.333/0001-81",
+        plan: "pro",
+        settings: {
+          timezone: "America/Sao_Paulo",
+          points_per_real: 1,
+          alert_email: "gerencia@paodourado.com.br",
+          primary_color: "#c2410c"
+        }
+      }
+    ]
+  })
 export type CreateEmpresaInput = z.infer<typeof CreateEmpresaInput>
 
-export const EmpresaRef = z.strictObject({ empresa_id: EmpresaId })
+export const EmpresaRef = z.strictObject({ empresa_id: EmpresaId.describe("The empresa's id") })
 
 /** Absent fields stay as they are; `settings` merges key by key, `null` clears a cnpj. */
-export const UpdateEmpresaInput = z.strictObject({
-  empresa_id: EmpresaId,
-  name: z.string().trim().min(1).max(200).optional(),
-  id_name: Slug.optional(),
-  cnpj: Cnpj.nullable().optional(),
-  plan: z.string().trim().min(1).max(50).optional(),
-  api_access: Flag.optional(),
-  settings: EmpresaSettings.optional()
-})
+export const UpdateEmpresaInput = z
+  .strictObject({
+    empresa_id: EmpresaId.describe("The empresa to change"),
+    name: EmpresaName.optional(),
+    id_name: Slug.optional(),
+    cnpj: Cnpj.nullable().optional(),
+    plan: Plan.optional(),
+    api_access: Flag.optional().describe("Whether the plan includes the company API and MCP tools"),
+    settings: EmpresaSettings.optional().describe(`${SETTINGS_DESCRIPTION}; merged key by key with the current ones`)
+  })
+  .meta({
+    examples: [
+      { empresa_id: "2b3c4d5e-6f70-4819-a2b3-c4d5e6f7a8b9", plan: "pro", settings: { coupon_validity_days: 30 } }
+    ]
+  })
 export type UpdateEmpresaInput = z.infer<typeof UpdateEmpresaInput>

@@ -36,7 +36,7 @@ export const empresasRouter = router({
         summary: "Update an empresa",
         description: "Changes only the fields sent; settings merge key by key."
       },
-      tool: { name: "update_empresa", adminOnly: true }
+      tool: { name: "update_empresa", retrySafe: true, adminOnly: true }
     })
     .input(UpdateEmpresaInput)
     .output(Empresa)

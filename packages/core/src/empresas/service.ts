@@ -33,9 +33,13 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
           )
     )
 
-    /** Settings as stored: the time zone checked and spelled as the database spells it. */
+    /**
+     * Settings as stored: the time zone checked and spelled as the database spells it. `at` is where
+     * the settings travelled in the request (the store profile sends its zone at the top level).
+     */
     const checkedSettings = Effect.fn("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(
-      settings: S
+      settings: S,
+      at: ReadonlyArray<string> = ["body", "settings"]
     ) {
       if (settings?.timezone === undefined) return settings
       const timezone = (yield* knownTimeZones).get(settings.timezone.toLowerCase())
@@ -43,7 +47,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
         return yield* new ValidationFailed({
           issues: [
             {
-              loc: ["body", "settings", "timezone"],
+              loc: [...at, "timezone"],
               msg: `Unknown time zone ${JSON.stringify(settings.timezone)}: use an IANA name such as America/Sao_Paulo`,
               type: "value_error"
             }
@@ -96,6 +100,6 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return row
     })
 
-    return sqlErrorsAsDefects({ create, get, resolve, update })
+    return sqlErrorsAsDefects({ create, get, resolve, update, checkedSettings })
   })
 }) {}

@@ -47,7 +47,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
       const fingerprint = fingerprintOf(call.request)
       return Effect.gen(function* () {
         const [lock] = yield* sql<{ locked: boolean }>`
-          SELECT pg_try_advisory_xact_lock(hashtextextended(${`${call.empresaId}:${call.operation}:${key}`}, 0)) AS locked`
+          SELECT pg_try_advisory_xact_lock(
+                   hashtextextended(${`${call.empresaId}:${call.operation}:${key}`}, 0)) AS locked`
         if (!lock?.locked) {
           return yield* new Conflict({
             code: "IDEMPOTENCY_IN_FLIGHT",
@@ -56,7 +57,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
         }
         const [stored] = yield* sql<{ fingerprint: string; response: A }>`
           SELECT fingerprint, response FROM idempotency_keys
-          WHERE empresa_id = ${call.empresaId} AND operation = ${call.operation} AND key = ${key} AND expires_at > now()`
+          WHERE empresa_id = ${call.empresaId} AND operation = ${call.operation} AND key = ${key}
+            AND expires_at > now()`
         if (stored !== undefined) {
           if (stored.fingerprint !== fingerprint) {
             return yield* new ValidationFailed({

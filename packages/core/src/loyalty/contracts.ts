@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
-import { CardId, ClientId, ProgramId } from "../ids.js"
+import { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
 
 /** The most stamps a card may need; a goal beyond it is not a stamp card any more. */
 const MAX_STAMPS = 100
@@ -38,6 +38,7 @@ export const LoyaltyProgram = z
     updated_at: Timestamp
   })
   .meta({
+    id: "LoyaltyProgram",
     examples: [
       {
         id: EXAMPLE.programId,
@@ -58,23 +59,45 @@ export const ListProgramsInput = z.strictObject({
 })
 export type ListProgramsInput = z.infer<typeof ListProgramsInput>
 
-export const CreateProgramInput = z.strictObject({
-  name: ProgramName,
-  stamps_required: StampsRequired,
-  reward_description: RewardDescription,
-  image_url: ImageUrl.optional(),
-  active: Flag.default(true).describe("Whether cards can be issued and stamped; default true")
-})
+export const CreateProgramInput = z
+  .strictObject({
+    name: ProgramName,
+    stamps_required: StampsRequired,
+    reward_description: RewardDescription,
+    image_url: ImageUrl.optional(),
+    active: Flag.default(true).describe("Whether cards can be issued and stamped; default true")
+  })
+  .meta({
+    examples: [
+      {
+        name: "Cartão Café Fiel",
+        stamps_required: 10,
+        reward_description: "Um café expresso grátis",
+        image_url: "https://cdn.example.com.br/cartoes/cafe-fiel.png",
+        active: true
+      }
+    ]
+  })
 export type CreateProgramInput = z.infer<typeof CreateProgramInput>
 
-export const UpdateProgramInput = z.strictObject({
-  program_id: ProgramId.describe("Program id"),
-  name: ProgramName.optional(),
-  stamps_required: StampsRequired.optional(),
-  reward_description: RewardDescription.optional(),
-  image_url: ImageUrl.nullable().optional().describe("Card artwork (http or https URL); null removes it"),
-  active: Flag.optional().describe("false pauses the program: no new cards, no stamps; true resumes it")
-})
+export const UpdateProgramInput = z
+  .strictObject({
+    program_id: ProgramId.describe("Program id"),
+    name: ProgramName.optional(),
+    stamps_required: StampsRequired.optional(),
+    reward_description: RewardDescription.optional(),
+    image_url: ImageUrl.nullable().optional().describe("Card artwork (http or https URL); null removes it"),
+    active: Flag.optional().describe("false pauses the program: no new cards, no stamps; true resumes it")
+  })
+  .meta({
+    examples: [
+      {
+        program_id: "7d2e4f18-9a3b-4c6d-8e1f-2a5b7c9d0e13",
+        stamps_required: 8,
+        reward_description: "Um cappuccino grátis"
+      }
+    ]
+  })
 export type UpdateProgramInput = z.infer<typeof UpdateProgramInput>
 
 // Cards (progress rows issued to clients)
@@ -118,7 +141,10 @@ export const LoyaltyCard = z
     created_at: Timestamp,
     updated_at: Timestamp
   })
-  .meta({ examples: [cardExample] })
+  .meta({
+    id: "LoyaltyCard",
+    examples: [cardExample]
+  })
 export type LoyaltyCard = z.infer<typeof LoyaltyCard>
 
 export const ListCardsInput = z.strictObject({
@@ -138,22 +164,31 @@ export const ListCardsInput = z.strictObject({
 })
 export type ListCardsInput = z.infer<typeof ListCardsInput>
 
-export const IssueCardInput = z.strictObject({
-  client_id: ClientId.describe("Client who receives the card"),
-  program_id: ProgramId.describe("Program (card definition) to issue")
-})
+export const IssueCardInput = z
+  .strictObject({
+    client_id: ClientId.describe("Client who receives the card"),
+    program_id: ProgramId.describe("Program (card definition) to issue")
+  })
+  .meta({
+    examples: [
+      { client_id: "18e80772-42c3-4276-ae21-37f63b69427a", program_id: "7d2e4f18-9a3b-4c6d-8e1f-2a5b7c9d0e13" }
+    ]
+  })
 export type IssueCardInput = z.infer<typeof IssueCardInput>
 
 export const CardRef = z.strictObject({
-  card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id")
+  card_id: CardId.describe("Card id (from the list of loyalty cards), not the program id")
 })
 
-export const StampCardInput = z.strictObject({
-  card_id: CardId.describe("Card id (from list_loyalty_cards), not the program id"),
-  quantity: JsonNumber(z.number().int().min(1).max(MAX_STAMPS))
-    .default(1)
-    .describe("Stamps to add, default 1; more than the card still needs is refused (409 STAMPS_EXCEED_REMAINING)")
-})
+export const StampCardInput = z
+  .strictObject({
+    card_id: CardId.describe("Card id (from the list of loyalty cards), not the program id"),
+    quantity: JsonNumber(z.number().int().min(1).max(MAX_STAMPS))
+      .default(1)
+      .describe("Stamps to add, default 1; more than the card still needs is refused (STAMPS_EXCEED_REMAINING)")
+  })
+  .meta({ examples: [{ card_id: "a41f6c2e-3b8d-4e9a-b7c5-1d2f3e4a5b60", quantity: 1 }] })
+
 export type StampCardInput = z.infer<typeof StampCardInput>
 
 export const LoyaltyProgress = z
@@ -167,6 +202,7 @@ export const LoyaltyProgress = z
     stamped: z.number().int().describe("Stamps added by this operation")
   })
   .meta({
+    id: "LoyaltyProgress",
     examples: [
       {
         card_id: EXAMPLE.cardId,
@@ -199,6 +235,7 @@ export const ClaimResult = z
     )
   })
   .meta({
+    id: "LoyaltyClaim",
     examples: [
       {
         claimed_card: claimedExample,
@@ -216,3 +253,45 @@ export const ClaimResult = z
     ]
   })
 export type ClaimResult = z.infer<typeof ClaimResult>
+
+// The end user's side (spec 2.4): `card_id` there is the card definition's (program's) id, the one
+// GET /loyalty-cards/empresa/{empresa_id} lists; the user's issued card of it is found server-side.
+
+export const CardDefinitions = z.object({
+  cards: z.array(
+    z.object({
+      id: ProgramId.describe("The card definition's id: the `card_id` of progress and claim-reward"),
+      name: z.string(),
+      stamps_required: z.number().int(),
+      reward_description: z.string(),
+      image_url: z.string().nullable(),
+      active: z.boolean()
+    })
+  )
+})
+
+export const StoreRef = z.strictObject({ empresa_id: EmpresaId.describe("The store (empresa) id") })
+
+export const UserCardRef = z
+  .strictObject({ card_id: ProgramId.describe("The card definition's id") })
+  .meta({ examples: [{ card_id: "3c4d5e6f-7081-4a92-b3c4-d5e6f7a8b9c0" }] })
+
+export const CardProgress = z.object({
+  card_id: ProgramId,
+  card_name: z.string(),
+  stamps_collected: z.number().int().describe("On the user's open card; 0 before the store issues one"),
+  stamps_required: z.number().int(),
+  progress_percentage: z.number().int().describe("0 to 100, rounded down"),
+  reward_available: z.boolean().describe("The card is full: claim-reward gives a code for the counter"),
+  reward_description: z.string()
+})
+export type CardProgress = z.infer<typeof CardProgress>
+
+export const ClaimRewardResult = z.object({
+  success: z.literal(true),
+  redemption_code: z.string().describe("Shown at the counter, which validates it like a reward's"),
+  qr_code_url: z.string(),
+  reward: z.string().describe("What the card gives"),
+  expires_at: Timestamp
+})
+export type ClaimRewardResult = z.infer<typeof ClaimRewardResult>

@@ -1,8 +1,19 @@
-import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
+import {
+  companyProcedure,
+  idempotentCompanyProcedure,
+  refuses,
+  router,
+  runEffect,
+  runIdempotent,
+  userProcedure
+} from "../trpc.js"
 import { LoyaltyCards } from "./service.js"
 import {
+  CardDefinitions,
+  CardProgress,
   CardRef,
   ClaimResult,
+  ClaimRewardResult,
   CreateProgramInput,
   IssueCardInput,
   ListCardsInput,
@@ -11,9 +22,12 @@ import {
   LoyaltyProgram,
   LoyaltyProgress,
   StampCardInput,
-  UpdateProgramInput
+  StoreRef,
+  UpdateProgramInput,
+  UserCardRef
 } from "./contracts.js"
 import { LoyaltyPrograms } from "./programs.js"
+import { UserCards } from "./user-cards.js"
 
 const tags = ["Loyalty cards"]
 
@@ -34,7 +48,9 @@ export const cardsRouter = router({
         tags,
         summary: "List loyalty cards",
         description:
-          "Cards issued to clients (progress rows), newest first, as a plain array. Each `id` is the card_id to stamp or claim. Filter by `client_id`, `program_id` and `status` (active, completed, claimed); at most `limit` (default 100, max 500) cards, continue with `starting_after` = the last id."
+          "Cards issued to clients (progress rows), newest first, as a plain array. Each `id` is the card_id to " +
+          "stamp or claim. Filter by `client_id`, `program_id` and `status` (active, completed, claimed); " +
+          "at most `limit` (default 100, max 500) cards, continue with `starting_after` = the last id."
       },
       tool: { name: "list_loyalty_cards", readOnly: true }
     })
@@ -52,7 +68,10 @@ export const cardsRouter = router({
         tags,
         summary: "Issue a loyalty card",
         description:
-          "Gives a client an empty card of a program; its goal (max_stamps) is the program's stamps_required now. Refusals: 404 unknown client or program; 409 PROGRAM_INACTIVE; 409 CARD_ALREADY_ISSUED when the client already has an open (unclaimed) card of that program."
+          "Gives a client an empty card of a program; its goal (max_stamps) is the program's stamps_required now. " +
+          "Refusals: NOT_FOUND for an unknown client or program; PROGRAM_INACTIVE; " +
+          "CARD_ALREADY_ISSUED when the client " +
+          "already has an open (unclaimed) card of that program."
       },
       tool: { name: "issue_loyalty_card", adminOnly: true }
     })
@@ -71,7 +90,13 @@ export const cardsRouter = router({
         tags,
         summary: "Stamp a loyalty card",
         description:
-          "Adds `quantity` stamps (default 1) to a client's card and returns its progress; `completed` turns true when stamps reach max_stamps, and the reward can then be claimed. card_id is the issued card's id (list_loyalty_cards), not the program id. Refusals (409): CARD_COMPLETED (the card is full or its reward claimed), STAMPS_EXCEED_REMAINING (quantity is more than the card still needs: nothing is stamped), PROGRAM_INACTIVE. Send X-Idempotency-Key to make retries safe: the same key and body replay the first response."
+          "Adds `quantity` stamps (default 1) to a client's card and returns its progress; " +
+          "`completed` turns true when stamps reach max_stamps, and the reward can then be claimed. " +
+          "card_id is the issued card's id (from the list of loyalty cards), not the program id. " +
+          "Refusals: CARD_COMPLETED (the card is full or its reward claimed), " +
+          "STAMPS_EXCEED_REMAINING (quantity is more than the card still needs: nothing is stamped), " +
+          "PROGRAM_INACTIVE. " +
+          "An idempotency key makes retries safe: the same key and input replay the first result."
       },
       tool: { name: "stamp_loyalty_card" }
     })
@@ -90,7 +115,9 @@ export const cardsRouter = router({
         tags,
         summary: "Claim a loyalty card's reward",
         description:
-          "Staff hand over the reward of a completed card: it becomes `claimed` and, while the program is active, a fresh empty card of the same program opens for the next cycle (`next_card`, else null). Refusals (409): CARD_NOT_COMPLETED, CARD_ALREADY_CLAIMED."
+          "Staff hand over the reward of a completed card: it becomes `claimed` and, while the program is active, " +
+          "a fresh empty card of the same program opens for the next cycle (`next_card`, else null). " +
+          "Refusals: CARD_NOT_COMPLETED, CARD_ALREADY_CLAIMED."
       },
       tool: { name: "claim_loyalty_card", adminOnly: true }
     })
@@ -109,7 +136,9 @@ export const programsRouter = router({
         tags,
         summary: "List loyalty card programs",
         description:
-          "The empresa's stamp-card programs (card definitions), oldest first, as a plain array; `active=true|false` filters. A program's id is not a card_id: stamp the cards listed by list_loyalty_cards."
+          "The empresa's stamp-card programs (card definitions), oldest first, as a plain array; " +
+          "`active=true|false` filters. " +
+          "A program's id is not a card_id: stamp the cards the list of loyalty cards returns."
       },
       tool: { name: "list_loyalty_card_programs", readOnly: true }
     })
@@ -142,11 +171,63 @@ export const programsRouter = router({
         tags,
         summary: "Update a loyalty card program",
         description:
-          "Changes only the fields sent. A new stamps_required applies to cards issued afterwards (including the next cycle's card); open cards keep their max_stamps. active=false pauses the program: no new cards and no stamps, while completed cards can still be claimed."
+          "Changes only the fields sent. A new stamps_required applies to cards issued afterwards (including the " +
+          "next cycle's card); open cards keep their max_stamps. active=false pauses the program: " +
+          "no new cards and no stamps, while completed cards can still be claimed."
       },
-      tool: { name: "update_loyalty_card_program", adminOnly: true }
+      tool: { name: "update_loyalty_card_program", retrySafe: true, adminOnly: true }
     })
     .input(UpdateProgramInput)
     .output(LoyaltyProgram)
     .mutation(({ ctx, input }) => runEffect(ctx, LoyaltyPrograms.update(ctx.empresaId, input)))
+})
+
+/** The end user's stamp cards (`/api/v1`): `card_id` is the card definition's id. */
+export const userCardsRouter = router({
+  definitions: userProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/loyalty-cards/empresa/{empresa_id}",
+        tags,
+        summary: "A store's stamp cards",
+        description: "The store's active card definitions; each `id` is the `card_id` of progress and claim-reward."
+      }
+    })
+    .input(StoreRef)
+    .output(CardDefinitions)
+    .query(({ ctx, input }) => runEffect(ctx, UserCards.definitions(input.empresa_id))),
+
+  progress: userProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/loyalty-cards/progress/{card_id}",
+        tags,
+        summary: "The user's progress on a stamp card",
+        description: "Stamps on the user's open card of this definition (0 before the store issues one)."
+      }
+    })
+    .input(UserCardRef)
+    .output(CardProgress)
+    .query(({ ctx, input }) => runEffect(ctx, UserCards.progress(ctx.userId, input.card_id))),
+
+  claimReward: userProcedure
+    .concat(refuses("NOT_FOUND", "CARD_NOT_COMPLETED", "CARD_ALREADY_CLAIMED"))
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/loyalty-cards/claim-reward",
+        tags,
+        summary: "Claim a full stamp card's reward",
+        description:
+          "Claims the user's full card, opens the next cycle's card and answers a code the counter validates " +
+          "like a redemption (valid for the store's redemption_validity_days)."
+      }
+    })
+    .input(UserCardRef)
+    .output(ClaimRewardResult)
+    .mutation(({ ctx, input }) => runEffect(ctx, UserCards.claimReward(ctx.userId, input.card_id)))
 })

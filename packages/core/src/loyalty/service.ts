@@ -64,7 +64,8 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
         ...(input.status ? [sql`c.status = ${input.status}`] : [])
       ]
       if (input.starting_after !== undefined) {
-        const cursor = sql`SELECT created_at, id FROM loyalty_cards WHERE empresa_id = ${empresaId} AND id = ${input.starting_after}`
+        const cursor = sql`SELECT created_at, id FROM loyalty_cards
+                           WHERE empresa_id = ${empresaId} AND id = ${input.starting_after}`
         const [found] = yield* cursor
         if (found === undefined) return yield* cardNotFound(input.starting_after)
         // Compared in SQL: the instant travels to JS in milliseconds, Postgres keeps microseconds.
@@ -99,7 +100,8 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
       if (issued === undefined) {
         const [found] = yield* sql<{ client: boolean; program_active: boolean | null }>`
           SELECT EXISTS (SELECT 1 FROM clients WHERE empresa_id = ${empresaId} AND id = ${input.client_id}) AS client,
-                 (SELECT active FROM loyalty_programs WHERE empresa_id = ${empresaId} AND id = ${input.program_id}) AS program_active`
+                 (SELECT active FROM loyalty_programs
+                  WHERE empresa_id = ${empresaId} AND id = ${input.program_id}) AS program_active`
         if (!found?.client) return yield* new NotFound({ resource: "Client", id: input.client_id })
         if (found.program_active === null)
           return yield* new NotFound({ resource: "Loyalty program", id: input.program_id })
@@ -164,7 +166,9 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
         const remaining = state.max_stamps - state.stamps
         return yield* new Conflict({
           code: "STAMPS_EXCEED_REMAINING",
-          message: `Card ${cardId} needs ${remaining} more stamp${remaining === 1 ? "" : "s"}; ${quantity} would exceed its ${state.max_stamps}`
+          message:
+            `Card ${cardId} needs ${remaining} more stamp${remaining === 1 ? "" : "s"}; ` +
+            `${quantity} would exceed its ${state.max_stamps}`
         })
       }
       return yield* new Conflict({
@@ -186,12 +190,16 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
       if (claimed === undefined) {
         const state = yield* stateOf(empresaId, cardId)
         if (state === undefined) return yield* cardNotFound(cardId)
-        return yield* state.status === "claimed"
-          ? new Conflict({ code: "CARD_ALREADY_CLAIMED", message: `The reward of card ${cardId} was already claimed` })
-          : new Conflict({
-              code: "CARD_NOT_COMPLETED",
-              message: `Card ${cardId} has ${state.stamps} of ${state.max_stamps} stamps; its reward is not available yet`
-            })
+        if (state.status === "claimed") {
+          return yield* new Conflict({
+            code: "CARD_ALREADY_CLAIMED",
+            message: `The reward of card ${cardId} was already claimed`
+          })
+        }
+        return yield* new Conflict({
+          code: "CARD_NOT_COMPLETED",
+          message: `Card ${cardId} has ${state.stamps} of ${state.max_stamps} stamps; its reward is not available yet`
+        })
       }
       const [next] = yield* sql<{ id: CardId }>`
         INSERT INTO loyalty_cards (empresa_id, client_id, program_id, max_stamps)
@@ -208,7 +216,10 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
         title: `Reward claimed: ${claimedCard.reward_description}`,
         description: claimedCard.program_name,
         points: 0,
+        // Spec 2.4's reward metadata (reward_uid, product_name): a card's reward is no catalogue reward.
         metadata: {
+          reward_uid: null,
+          product_name: claimedCard.reward_description,
           card_id: cardId,
           program_id: claimedCard.program_id,
           program_name: claimedCard.program_name,

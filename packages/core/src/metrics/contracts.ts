@@ -14,3 +14,6 @@ export const GroupBy = z
   .default("day")
   .describe("Period of each series point: day, week or month")
 export type GroupBy = z.infer<typeof GroupBy>
+
+/** A window reported as a series, with nothing else to choose. */
+export const SeriesInput = z.strictObject({ days: Days, group_by: GroupBy })

@@ -25,7 +25,8 @@ const periodsOf = (sql: SqlClient.SqlClient, window: Window, groupBy: GroupBy) =
     SELECT p.period,
            greatest(p.period AT TIME ZONE ${window.timezone}, ${window.from}::timestamptz) AS starts,
            least((p.period + ${step}) AT TIME ZONE ${window.timezone}, ${window.to}::timestamptz) AS ends
-    FROM generate_series(${local(sql`${window.from}::timestamptz`)}, ${local(sql`${window.to}::timestamptz`)}, ${step}) AS p(period)`
+    FROM generate_series(${local(sql`${window.from}::timestamptz`)}, ${local(sql`${window.to}::timestamptz`)},
+                         ${step}) AS p(period)`
 }
 
 /** How a period is labelled on the wire: 2026-11-22 (day, week's Monday) or 2026-11 (month). */
@@ -62,7 +63,8 @@ export const seriesWithTotal = <Row extends object>(sql: SqlClient.SqlClient, ro
     WITH filled AS (
       SELECT p.period, ${list((alias) => `COALESCE(a.${alias}, 0) AS ${alias}`)}
       FROM (${periodsOf(sql, rollup.window, rollup.groupBy)}) p,
-           LATERAL (SELECT ${list((alias) => `${rollup.measures[alias]} AS ${alias}`)} FROM (${rollup.facts(inPeriod)}) f) a
+           LATERAL (SELECT ${list((alias) => `${rollup.measures[alias]} AS ${alias}`)}
+                    FROM (${rollup.facts(inPeriod)}) f) a
     )
     SELECT NULL AS period, ${columns}
     FROM (SELECT ${list((alias) => `sum(${alias}) AS ${alias}`)} FROM filled) m

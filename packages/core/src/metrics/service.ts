@@ -40,7 +40,8 @@ export class Metrics extends Effect.Service<Metrics>()("core/Metrics", {
     const window = Effect.fn("Metrics.window")(function* (empresaId: EmpresaId, days: number) {
       const { timezone } = settingsOf(yield* empresas.get(empresaId).pipe(Effect.catchTag("NotFound", Effect.die)))
       const [row] = yield* sql<{ from: string; to: string }>`
-        SELECT (date_trunc('day', now() AT TIME ZONE ${timezone}) - make_interval(days => ${days - 1})) AT TIME ZONE ${timezone} AS "from",
+        SELECT (date_trunc('day', now() AT TIME ZONE ${timezone}) - make_interval(days => ${days - 1}))
+                 AT TIME ZONE ${timezone} AS "from",
                now() AS "to"`
       return { timezone, days, from: row!.from, to: row!.to } satisfies Window
     })

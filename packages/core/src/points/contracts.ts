@@ -9,6 +9,7 @@ export const PointsBalance = z
     empresa_id: EmpresaId
   })
   .meta({
+    id: "PointsBalance",
     examples: [
       {
         client_id: "18e80772-42c3-4276-ae21-37f63b69427a",
@@ -18,24 +19,36 @@ export const PointsBalance = z
     ]
   })
 
-export const CreditPointsInput = z.strictObject({
-  client_id: ClientId,
-  points: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points to add, a positive integer"),
-  description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
-  source: z
-    .string()
-    .trim()
-    .min(1)
-    .max(50)
-    .optional()
-    .describe("Where the points came from, e.g. purchase, referral, survey, manual")
-})
+export const CreditPointsInput = z
+  .strictObject({
+    client_id: ClientId.describe("Client to credit"),
+    points: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points to add, a positive integer"),
+    description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
+    source: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe("Where the points came from, e.g. purchase, referral, survey, manual")
+  })
+  .meta({
+    examples: [
+      {
+        client_id: "18e80772-42c3-4276-ae21-37f63b69427a",
+        points: 150,
+        description: "Compra de R$ 150,00 na loja Centro",
+        source: "pdv"
+      }
+    ]
+  })
 export type CreditPointsInput = z.infer<typeof CreditPointsInput>
 
 export const CreditPointsResult = PointsBalance.extend({
   credited: z.number().int().describe("Points added by this operation"),
   transaction_id: Uuid.describe("Ledger entry of this credit")
 }).meta({
+  id: "PointsCredit",
   examples: [
     {
       client_id: "18e80772-42c3-4276-ae21-37f63b69427a",

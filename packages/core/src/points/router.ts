@@ -25,7 +25,8 @@ export const pointsRouter = router({
         tags,
         summary: "Credit points",
         description:
-          "Adds points to a client's balance and timeline. Send X-Idempotency-Key to make retries safe: the same key and body replay the first response."
+          "Adds points to a client's balance and timeline. An idempotency key makes retries safe: " +
+          "the same key and input replay the first result."
       },
       tool: { name: "credit_points" }
     })

@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
-import type { ClientId, EmpresaId } from "../ids.js"
+import type { ClientId, EmpresaId, UserId } from "../ids.js"
+import { ReferralCompletion } from "../referrals/completion.js"
 import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events.js"
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
 
@@ -32,8 +33,10 @@ const eventTypeOf = (source: string | undefined) => {
 
 export class Points extends Effect.Service<Points>()("core/Points", {
   accessors: true,
+  dependencies: [ReferralCompletion.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const completion = yield* ReferralCompletion
 
     const balance = Effect.fn("Points.balance")(function* (empresaId: EmpresaId, clientId: ClientId) {
       const [row] = yield* sql<{ client_id: ClientId; balance: number; empresa_id: EmpresaId }>`
@@ -45,20 +48,22 @@ export class Points extends Effect.Service<Points>()("core/Points", {
     /**
      * Adds to the cached balance, appends the ledger entry and the timeline event in one
      * statement (the hot path: one round trip): the row lock on the client serializes concurrent
-     * credits, so none is lost.
+     * credits, so none is lost. It also says whether the client's user has a referral waiting for
+     * a first earning (ReferralCompletion), so a credit without one costs nothing more.
      */
-    const credit = Effect.fn("Points.credit")(function* (empresaId: EmpresaId, input: CreditPointsInput) {
+    const add = (empresaId: EmpresaId, input: CreditPointsInput, metadata: Readonly<Record<string, unknown>> = {}) => {
       const type = eventTypeOf(input.source)
       const title = `+${input.points} points`
-      const [row] = yield* sql<CreditPointsResult>`
+      return sql<CreditPointsResult & { user_id: UserId; referral_pending: boolean }>`
         WITH c AS (
           UPDATE clients
           SET balance = balance + ${input.points}, total_earned = total_earned + ${input.points}, updated_at = now()
           WHERE empresa_id = ${empresaId} AND id = ${input.client_id}
-          RETURNING id, balance
+          RETURNING id, balance, user_id
         ), ledger AS (
           INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
-          SELECT ${empresaId}, c.id, 'credit', ${input.points}, c.balance, ${input.source ?? null}, ${input.description ?? null}
+          SELECT ${empresaId}, c.id, 'credit', ${input.points}, c.balance, ${input.source ?? null},
+                 ${input.description ?? null}
           FROM c
           RETURNING id
         ), event AS (${insertEvent(
@@ -70,86 +75,129 @@ export class Points extends Effect.Service<Points>()("core/Points", {
             title,
             description: input.description ?? null,
             points: input.points,
-            metadata: sql`jsonb_build_object('transaction_id', ledger.id, 'source', ${input.source ?? null}::text)`
+            metadata: sql`jsonb_build_object('transaction_id', ledger.id, 'source', ${input.source ?? null}::text)
+                          || ${jsonb(metadata)}::jsonb`
           },
           sql`c, ledger`
         )})
         SELECT c.id AS client_id, c.balance, ${empresaId}::uuid AS empresa_id,
-               ${input.points}::int AS credited, ledger.id AS transaction_id
-        FROM c, ledger`
+               ${input.points}::int AS credited, ledger.id AS transaction_id, c.user_id,
+               EXISTS (SELECT 1 FROM users u
+                       WHERE u.id = c.user_id AND u.referral_completed_at IS NULL
+                         AND u.pending_referral_code IS NOT NULL AND u.email_verified_at IS NOT NULL)
+                 AS referral_pending
+        FROM c, ledger`.pipe(Effect.map((rows) => rows[0]))
+    }
+
+    /**
+     * Credits points: the one write path of every earning (the company API, NFC-e, whose timeline
+     * event carries the invoice in `metadata`). A user's first earning at a store running a referral
+     * campaign completes the user's referral, whose bonuses are credited in this same transaction.
+     */
+    const credit = Effect.fn("Points.credit")(function* (
+      empresaId: EmpresaId,
+      input: CreditPointsInput,
+      metadata: Readonly<Record<string, unknown>> = {}
+    ) {
+      const row = yield* add(empresaId, input, metadata)
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
-      return row
-    })
-
-    /**
-     * Spends points with a conditional update (`balance >= points`), never read-then-write, so
-     * concurrent spends can never take the balance below zero. Call it inside the transaction of
-     * what the points buy; a refusal is `INSUFFICIENT_POINTS`.
-     */
-    const debit = Effect.fn("Points.debit")(function* (empresaId: EmpresaId, spend: Debit) {
-      const [row] = yield* sql<{ balance: number; transaction_id: string }>`
-        WITH c AS (
-          UPDATE clients
-          SET balance = balance - ${spend.points}, total_spent = total_spent + ${spend.points}, updated_at = now()
-          WHERE empresa_id = ${empresaId} AND id = ${spend.clientId} AND balance >= ${spend.points}
-          RETURNING id, balance
-        ), ledger AS (
-          INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
-          SELECT ${empresaId}, c.id, 'spend', ${-spend.points}, c.balance, ${spend.source}, ${spend.description ?? null}
-          FROM c
-          RETURNING id
+      const { user_id, referral_pending, ...result } = row
+      if (referral_pending) {
+        yield* completion.complete(
+          empresaId,
+          { clientId: result.client_id, userId: user_id },
+          (clientId, points, meta) =>
+            add(empresaId, { client_id: clientId, points, source: "referral", description: "Referral bonus" }, meta)
         )
-        SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
-      if (row === undefined) {
-        const current = yield* balance(empresaId, spend.clientId)
-        return yield* new Conflict({
-          code: "INSUFFICIENT_POINTS",
-          message: `The client has ${current.balance} points; this needs ${spend.points}`
-        })
       }
-      yield* recordEvent({
-        empresaId,
-        clientId: spend.clientId,
-        type: spend.event.type,
-        title: spend.event.title,
-        description: spend.description,
-        points: -spend.points,
-        metadata: { ...spend.event.metadata, transaction_id: row.transaction_id }
+      return result
+    }, sql.withTransaction)
+
+    /**
+     * Moves a spent amount: `spend` takes it off the balance, `refund` gives a spend back; each with
+     * its ledger entry and timeline event, in the caller's transaction. The update is conditional
+     * (the balance never goes below zero), never read-then-write, so concurrent spends cannot
+     * overdraw. Undefined when the client is missing or its balance falls short.
+     */
+    const move = (empresaId: EmpresaId, spend: Debit, kind: "spend" | "refund") =>
+      Effect.gen(function* () {
+        const delta = kind === "spend" ? -spend.points : spend.points
+        const [row] = yield* sql<{ balance: number; transaction_id: string }>`
+          WITH c AS (
+            UPDATE clients
+            SET balance = balance + ${delta}, total_spent = total_spent - ${delta}, updated_at = now()
+            WHERE empresa_id = ${empresaId} AND id = ${spend.clientId} AND balance + ${delta} >= 0
+            RETURNING id, balance
+          ), ledger AS (
+            INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
+            SELECT ${empresaId}, c.id, ${kind}, ${delta}, c.balance, ${spend.source}, ${spend.description ?? null}
+            FROM c
+            RETURNING id
+          )
+          SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
+        if (row === undefined) return undefined
+        yield* recordEvent({
+          empresaId,
+          clientId: spend.clientId,
+          type: spend.event.type,
+          title: spend.event.title,
+          description: spend.description,
+          points: delta,
+          metadata: { ...spend.event.metadata, transaction_id: row.transaction_id }
+        })
+        return row
       })
+
+    /** Spends points inside the transaction of what they buy; a refusal is `INSUFFICIENT_POINTS`. */
+    const debit = Effect.fn("Points.debit")(function* (empresaId: EmpresaId, spend: Debit) {
+      const row = yield* move(empresaId, spend, "spend")
+      if (row !== undefined) return row
+      const current = yield* balance(empresaId, spend.clientId)
+      return yield* new Conflict({
+        code: "INSUFFICIENT_POINTS",
+        message: `The client has ${current.balance} points; this needs ${spend.points}`
+      })
+    })
+
+    /** Gives back a spend that was undone (a cancelled coupon), with a 'refund' ledger entry. */
+    const refund = Effect.fn("Points.refund")(function* (empresaId: EmpresaId, spend: Debit) {
+      const row = yield* move(empresaId, spend, "refund")
+      if (row === undefined) return yield* new NotFound({ resource: "Client", id: spend.clientId })
       return row
     })
 
     /**
-     * Gives back a spend that was undone (a cancelled coupon): the mirror of `debit`, with a
-     * 'refund' ledger entry, positive points and the timeline event, in the caller's transaction.
+     * Moves the cashback balance by `amount` BRL (negative takes back what a cancelled reward
+     * credited), with its ledger entry, in the caller's transaction. Nothing spends cashback yet,
+     * so a take-back always finds it; the guard keeps the balance's CHECK from being the one to say so.
      */
-    const refund = Effect.fn("Points.refund")(function* (empresaId: EmpresaId, spend: Debit) {
-      const [row] = yield* sql<{ balance: number; transaction_id: string }>`
+    const cashback = Effect.fn("Points.cashback")(function* (
+      empresaId: EmpresaId,
+      change: {
+        readonly clientId: ClientId
+        readonly amount: number
+        readonly source: string
+        readonly description: string
+      }
+    ) {
+      const [row] = yield* sql<{ cashback_balance: number }>`
         WITH c AS (
-          UPDATE clients
-          SET balance = balance + ${spend.points}, total_spent = total_spent - ${spend.points}, updated_at = now()
-          WHERE empresa_id = ${empresaId} AND id = ${spend.clientId}
-          RETURNING id, balance
+          UPDATE clients SET cashback_balance = cashback_balance + ${change.amount}::numeric, updated_at = now()
+          WHERE empresa_id = ${empresaId} AND id = ${change.clientId}
+            AND cashback_balance + ${change.amount}::numeric >= 0
+          RETURNING id, balance, cashback_balance
         ), ledger AS (
-          INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source, description)
-          SELECT ${empresaId}, c.id, 'refund', ${spend.points}, c.balance, ${spend.source}, ${spend.description ?? null}
+          INSERT INTO points_ledger (empresa_id, client_id, kind, points, cashback, balance_after, source, description)
+          SELECT ${empresaId}, c.id, ${change.amount > 0 ? "credit" : "adjust"}, 0, ${change.amount}::numeric,
+                 c.balance, ${change.source}, ${change.description}
           FROM c
-          RETURNING id
         )
-        SELECT c.balance, ledger.id AS transaction_id FROM c, ledger`
-      if (row === undefined) return yield* new NotFound({ resource: "Client", id: spend.clientId })
-      yield* recordEvent({
-        empresaId,
-        clientId: spend.clientId,
-        type: spend.event.type,
-        title: spend.event.title,
-        description: spend.description,
-        points: spend.points,
-        metadata: { ...spend.event.metadata, transaction_id: row.transaction_id }
-      })
-      return row
+        SELECT cashback_balance FROM c`
+      if (row === undefined)
+        return yield* Effect.dieMessage(`Cashback of client ${change.clientId} cannot move by ${change.amount}`)
+      return row.cashback_balance
     })
 
-    return sqlErrorsAsDefects({ balance, credit, debit, refund })
+    return sqlErrorsAsDefects({ balance, credit, debit, refund, cashback })
   })
 }) {}

@@ -23,6 +23,7 @@ export const Product = z
     updated_at: Timestamp
   })
   .meta({
+    id: "Product",
     examples: [
       {
         id: "3b0f6a52-4c1e-4a7e-9d55-2f8c1b6e9a01",
@@ -50,7 +51,12 @@ const fields = {
     .url({ protocol: /^https?$/ })
     .max(2048)
     .describe("http(s) URL of the product picture"),
-  category: z.string().trim().min(1).max(100).describe("Free-text category, e.g. bebidas; list_products filters on it"),
+  category: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .describe("Free-text category, e.g. bebidas; the product list filters on it"),
   points_cost: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe(
     "Points a client spends to get one unit, at least 1"
   ),
@@ -59,30 +65,55 @@ const fields = {
   active: Flag.describe("Inactive products are hidden from clients and cannot be obtained")
 }
 
-export const CreateProductInput = z.strictObject({
-  name: fields.name,
-  description: fields.description.nullable().optional(),
-  image_url: fields.image_url.nullable().optional(),
-  category: fields.category.nullable().optional(),
-  points_cost: fields.points_cost,
-  price: fields.price.nullable().optional(),
-  stock: fields.stock.nullable().optional().describe("Units available; omit or null for unlimited"),
-  active: fields.active.default(true)
-})
+export const CreateProductInput = z
+  .strictObject({
+    name: fields.name,
+    description: fields.description.nullable().optional(),
+    image_url: fields.image_url.nullable().optional(),
+    category: fields.category.nullable().optional(),
+    points_cost: fields.points_cost,
+    price: fields.price.nullable().optional(),
+    stock: fields.stock.nullable().optional().describe("Units available; omit or null for unlimited"),
+    active: fields.active.default(true)
+  })
+  .meta({
+    examples: [
+      {
+        name: "Pão de queijo (6 unidades)",
+        description: "Assado na hora, com queijo canastra",
+        category: "padaria",
+        points_cost: 120,
+        price: 14.9,
+        stock: 50,
+        active: true
+      }
+    ]
+  })
 export type CreateProductInput = z.infer<typeof CreateProductInput>
 
 /** Omitted fields keep their value; null clears a nullable one (stock: null makes it unlimited). */
-export const UpdateProductInput = z.strictObject({
-  product_id: ProductId.describe("Product id"),
-  name: fields.name.optional(),
-  description: fields.description.nullable().optional(),
-  image_url: fields.image_url.nullable().optional(),
-  category: fields.category.nullable().optional(),
-  points_cost: fields.points_cost.optional(),
-  price: fields.price.nullable().optional(),
-  stock: fields.stock.nullable().optional(),
-  active: fields.active.optional()
-})
+export const UpdateProductInput = z
+  .strictObject({
+    product_id: ProductId.describe("Product id"),
+    name: fields.name.optional(),
+    description: fields.description.nullable().optional(),
+    image_url: fields.image_url.nullable().optional(),
+    category: fields.category.nullable().optional(),
+    points_cost: fields.points_cost.optional(),
+    price: fields.price.nullable().optional(),
+    stock: fields.stock.nullable().optional(),
+    active: fields.active.optional()
+  })
+  .meta({
+    examples: [
+      {
+        product_id: "3c9b7f42-6d1e-4a8b-9f2c-5e7d8a1b0c64",
+        name: "Pão de queijo (6 unidades)",
+        points_cost: 100,
+        stock: 40
+      }
+    ]
+  })
 export type UpdateProductInput = z.infer<typeof UpdateProductInput>
 
 export const ProductRef = z.strictObject({ product_id: ProductId.describe("Product id") })

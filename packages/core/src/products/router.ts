@@ -20,7 +20,9 @@ export const productsRouter = router({
         tags,
         summary: "List products",
         description:
-          "The empresa's available products (active, with stock left or unlimited), by name, as a plain array. Filter by `category` (exact, case-insensitive) and `search` (name or description). `include_unavailable=true` also lists inactive and sold-out products."
+          "The empresa's available products (active, with stock left or unlimited), by name, as a plain array. " +
+          "Filter by `category` (exact, case-insensitive) and `search` (name or description). " +
+          "`include_unavailable=true` also lists inactive and sold-out products."
       },
       tool: { name: "list_products", readOnly: true }
     })
@@ -53,7 +55,9 @@ export const productsRouter = router({
         tags,
         summary: "Create a product",
         description:
-          "Adds a product clients can obtain for points. `points_cost` is a whole number of points (at least 1); `price` is an optional reference price in BRL (cents precision); `stock` omitted or null means unlimited. Returns the product."
+          "Adds a product clients can obtain for points. `points_cost` is a whole number of points (at least 1); " +
+          "`price` is an optional reference price in BRL (cents precision); `stock` omitted or null means " +
+          "unlimited. Returns the product."
       },
       tool: { name: "create_product" }
     })
@@ -70,9 +74,11 @@ export const productsRouter = router({
         tags,
         summary: "Update a product",
         description:
-          "Changes the fields sent and keeps the others: send only what changes. `null` clears a nullable field (description, image_url, category, price; `stock: null` makes stock unlimited). Deactivate with `active: false`. Returns the updated product; another empresa's product is 404."
+          "Changes the fields sent and keeps the others: send only what changes. `null` clears a nullable field " +
+          "(description, image_url, category, price; `stock: null` makes stock unlimited). " +
+          "Deactivate with `active: false`. Returns the updated product; another empresa's product is NOT_FOUND."
       },
-      tool: { name: "update_product" }
+      tool: { name: "update_product", retrySafe: true }
     })
     .input(UpdateProductInput)
     .output(Product)

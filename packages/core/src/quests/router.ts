@@ -1,4 +1,6 @@
 import { z } from "zod"
+import { ListResponsesInput, QuestResponsePage } from "../surveys/contracts.js"
+import { Surveys } from "../surveys/service.js"
 import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateQuestInput, ListQuestsInput, Quest, UpdateQuestInput } from "./contracts.js"
 import { Quests } from "./service.js"
@@ -14,7 +16,10 @@ export const questsRouter = router({
         tags,
         summary: "List quests (surveys)",
         description:
-          "Every satisfaction survey of the empresa, newest first (a bare array). There is always a default `standard_csat_nps` survey (csat 1-5, nps 0-10, optional comment), created on first need. The public routes serve the newest custom survey that is active, public and within valid_until, else the default."
+          "Every satisfaction survey of the empresa, newest first (a bare array). There is always a default " +
+          "`standard_csat_nps` survey (csat 1-5, nps 0-10, optional comment), created on first need. " +
+          "The public routes serve the newest custom survey that is active, public and within valid_until, " +
+          "else the default."
       },
       tool: { name: "list_quests", readOnly: true }
     })
@@ -31,7 +36,9 @@ export const questsRouter = router({
         tags,
         summary: "Create a custom quest (survey)",
         description:
-          "Creates a custom survey: 1 to 20 questions in `research.fields`, each a `rating` (integer scale min..max within 0..10, min < max) or `text`, with unique ids (the answer keys). Once active and public it becomes the survey the public routes serve (the newest such wins). Invalid fields: 422."
+          "Creates a custom survey: 1 to 20 questions in `research.fields`, each a `rating` (integer scale min..max " +
+          "within 0..10, min < max) or `text`, with unique ids (the answer keys). Once active and public it becomes " +
+          "the survey the public routes serve (the newest such wins). Invalid fields: VALIDATION_FAILED, naming each."
       },
       tool: { name: "create_quest", adminOnly: true }
     })
@@ -48,11 +55,32 @@ export const questsRouter = router({
         tags,
         summary: "Update a quest (survey)",
         description:
-          "Changes only the fields sent; `research` replaces every question. The default survey keeps its questions, validity and review flag: sending research, valid_until or cta_review_on_promoter for it is 409 DEFAULT_SURVEY_LOCKED (its name, description, is_public and active may change). Unknown id: 404."
+          "Changes only the fields sent; `research` replaces every question. The default survey keeps its " +
+          "questions, validity and review flag: sending research, valid_until or cta_review_on_promoter for it is " +
+          "DEFAULT_SURVEY_LOCKED (its name, description, is_public and active may change). Unknown id: NOT_FOUND."
       },
-      tool: { name: "update_quest", adminOnly: true }
+      tool: { name: "update_quest", retrySafe: true, adminOnly: true }
     })
     .input(UpdateQuestInput)
     .output(Quest)
-    .mutation(({ ctx, input }) => runEffect(ctx, Quests.update(ctx.empresaId, input)))
+    .mutation(({ ctx, input }) => runEffect(ctx, Quests.update(ctx.empresaId, input))),
+  responses: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/quests/{quest_id}/responses",
+        tags,
+        summary: "List a quest's responses",
+        description:
+          "The responses to one survey, newest first (paginated), with their answers, scores, contact and " +
+          "review/alert flags. Filters: `band` (by NPS when the response has one: 9-10 promoter, 7-8 passive, " +
+          "0-6 detractor; else by CSAT: 5 promoter, 4 passive, 1-3 detractor), `from` (inclusive) and `to` " +
+          "(exclusive) on the submission time. Unknown quest: NOT_FOUND."
+      },
+      tool: { name: "list_quest_responses", adminOnly: true, readOnly: true }
+    })
+    .input(ListResponsesInput)
+    .output(QuestResponsePage)
+    .query(({ ctx, input }) => runEffect(ctx, Surveys.responses(ctx.empresaId, input)))
 })

@@ -3,8 +3,7 @@ import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
-import type { CreateQuestInput, Quest, UpdateQuestInput } from "./contracts.js"
-import { defaultSurvey } from "./defaults.js"
+import { defaultSurvey, type CreateQuestInput, type Quest, type UpdateQuestInput } from "./contracts.js"
 
 const QUEST_COLUMNS = `
   id, name, description, survey_type, research, valid_until, cta_review_on_promoter,
@@ -66,7 +65,9 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
       if (current.is_default && locked.length > 0) {
         return yield* new Conflict({
           code: "DEFAULT_SURVEY_LOCKED",
-          message: `The default survey is the standard CSAT/NPS survey: ${locked.join(", ")} cannot change (its name, description, is_public and active can). Create a custom survey instead.`
+          message:
+            `The default survey is the standard CSAT/NPS survey: ${locked.join(", ")} cannot change (its name, ` +
+            `description, is_public and active can). Create a custom survey instead.`
         })
       }
       const set: Record<string, unknown> = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))

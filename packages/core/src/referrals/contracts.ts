@@ -1,13 +1,14 @@
 import { z } from "zod"
 import { Flag, Instant, JsonNumber, Timestamp } from "../contracts.js"
-import { CampaignId } from "../ids.js"
+import { CampaignId, EmpresaId } from "../ids.js"
 
 const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
 
 const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])
   .describe(
-    "inactive: switched off; ended: past ends_at; scheduled: active, starts_at still ahead; running: active and now within the window (the campaign referrals earn)"
+    "inactive: switched off; ended: past ends_at; scheduled: active, starts_at still ahead; running: " +
+      "active and now within the window (the campaign referrals earn)"
   )
 
 export const ReferralCampaign = z
@@ -24,6 +25,7 @@ export const ReferralCampaign = z
     updated_at: Timestamp
   })
   .meta({
+    id: "ReferralCampaign",
     examples: [
       {
         id: "3c9a7e21-5d4b-4f0e-8a6c-1b2d3e4f5a6b",
@@ -59,6 +61,18 @@ export const CreateCampaignInput = z
     active: Flag.default(true).describe("Whether the campaign can run; inactive campaigns never overlap anything")
   })
   .refine(windowIsOrdered, windowMessage)
+  .meta({
+    examples: [
+      {
+        name: "Indique um amigo — verão 2027",
+        referrer_bonus: 200,
+        referred_bonus: 100,
+        starts_at: "2027-01-01T00:00:00-03:00",
+        ends_at: "2027-03-31T23:59:59-03:00",
+        active: true
+      }
+    ]
+  })
 export type CreateCampaignInput = z.infer<typeof CreateCampaignInput>
 
 /** Absent fields stay as they are; `ends_at: null` makes the campaign open-ended. */
@@ -73,4 +87,52 @@ export const UpdateCampaignInput = z
     active: Flag.optional().describe("Switch the campaign on or off")
   })
   .refine(windowIsOrdered, windowMessage)
+  .meta({
+    examples: [
+      { campaign_id: "e2f3a4b5-6c7d-4e8f-9a0b-1c2d3e4f5a6b", referrer_bonus: 250, ends_at: "2027-04-30T23:59:59-03:00" }
+    ]
+  })
 export type UpdateCampaignInput = z.infer<typeof UpdateCampaignInput>
+
+/** A user's referral code, case-insensitive as typed (codes are upper-case). */
+const ReferralCode = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .transform((code) => code.toUpperCase())
+  .describe("A user's referral code")
+
+const EXAMPLE_BASE = "https://fidelis.example.com"
+const EXAMPLE_STORE = "0b7e5b8c-2f4e-4e8e-9a43-6c1f2d3e4a5b"
+
+/** Spec 2.4 "Referral code info". */
+export const ReferralCodeInfo = z
+  .object({
+    referral_code: z.string(),
+    referral_link: z.string().describe("Where a friend registers with the code, for this store"),
+    qr_code_url: z.string().describe("An SVG QR code of `referral_link`"),
+    rewards: z
+      .object({
+        referrer_bonus: z.number().int().describe("Points for the user when the friend first earns at the store"),
+        referred_bonus: z.number().int().describe("Points for the friend then")
+      })
+      .describe("The bonuses of the store's running campaign; 0 and 0 when it runs none")
+  })
+  .meta({
+    examples: [
+      {
+        referral_code: "K7M2Q9XHRT",
+        referral_link: `${EXAMPLE_BASE}/account/register?referral_code=K7M2Q9XHRT&store=${EXAMPLE_STORE}`,
+        qr_code_url: `${EXAMPLE_BASE}/api/v1/public/qr/referrals/K7M2Q9XHRT.svg?store_id=${EXAMPLE_STORE}`,
+        rewards: { referrer_bonus: 100, referred_bonus: 50 }
+      }
+    ]
+  })
+export type ReferralCodeInfo = z.infer<typeof ReferralCodeInfo>
+
+export const ReferralQrInput = z.strictObject({
+  code: ReferralCode,
+  store_id: EmpresaId.optional().describe("The store the link registers for; absent: the code alone")
+})
+export type ReferralQrInput = z.infer<typeof ReferralQrInput>

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
+import { ReferralCodes } from "./codes.js"
+import { ReferralCompletion } from "./completion.js"
 import { ReferralCampaigns } from "./service.js"
 
 /** This area's services, merged into the core runtime. */
-export const layer = Layer.mergeAll(ReferralCampaigns.Default)
+export const layer = Layer.mergeAll(ReferralCampaigns.Default, ReferralCodes.Default, ReferralCompletion.Default)

@@ -63,7 +63,9 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       if (other !== undefined) {
         return yield* new Conflict({
           code: "CAMPAIGN_OVERLAP",
-          message: `The window overlaps active campaign ${other.id} (${other.name}); end or deactivate it first, or choose another window`
+          message:
+            `The window overlaps active campaign ${other.id} (${other.name}); end or deactivate it first, ` +
+            `or choose another window`
         })
       }
     })

@@ -35,6 +35,7 @@ export const Reward = z
     updated_at: Timestamp
   })
   .meta({
+    id: "Reward",
     examples: [
       {
         id: "9d3a7c21-5b6e-4f08-8a1d-7e2c4b9f0a36",
@@ -74,32 +75,48 @@ const fields = {
   active: Flag.describe("Inactive rewards are hidden from clients and cannot be redeemed")
 }
 
-export const CreateRewardInput = z.strictObject({
-  product_id: ProductId.describe("The empresa's product this reward delivers"),
-  pontos_necessarios: fields.pontos_necessarios
-    .optional()
-    .describe("Points per redemption; default: the product's points_cost"),
-  cashback_value: fields.cashback_value.nullable().optional(),
-  stock: fields.stock.nullable().optional().describe("Redemptions available; omit or null for unlimited"),
-  expires_at: fields.expires_at.nullable().optional(),
-  per_user_limit: fields.per_user_limit
-    .nullable()
-    .optional()
-    .describe("Redemptions allowed per client; omit or null for no limit"),
-  active: fields.active.default(true)
-})
+export const CreateRewardInput = z
+  .strictObject({
+    product_id: ProductId.describe("The empresa's product this reward delivers"),
+    pontos_necessarios: fields.pontos_necessarios
+      .optional()
+      .describe("Points per redemption; default: the product's points_cost"),
+    cashback_value: fields.cashback_value.nullable().optional(),
+    stock: fields.stock.nullable().optional().describe("Redemptions available; omit or null for unlimited"),
+    expires_at: fields.expires_at.nullable().optional(),
+    per_user_limit: fields.per_user_limit
+      .nullable()
+      .optional()
+      .describe("Redemptions allowed per client; omit or null for no limit"),
+    active: fields.active.default(true)
+  })
+  .meta({
+    examples: [
+      {
+        product_id: "3c9b7f42-6d1e-4a8b-9f2c-5e7d8a1b0c64",
+        pontos_necessarios: 500,
+        stock: 20,
+        expires_at: "2027-12-31T23:59:59-03:00",
+        per_user_limit: 1,
+        active: true
+      }
+    ]
+  })
 export type CreateRewardInput = z.infer<typeof CreateRewardInput>
 
 /** Omitted fields keep their value; null clears a nullable one. The product cannot change. */
-export const UpdateRewardInput = z.strictObject({
-  reward_id: RewardId.describe("Reward id"),
-  pontos_necessarios: fields.pontos_necessarios.optional(),
-  cashback_value: fields.cashback_value.nullable().optional(),
-  stock: fields.stock.nullable().optional(),
-  expires_at: fields.expires_at.nullable().optional(),
-  per_user_limit: fields.per_user_limit.nullable().optional(),
-  active: fields.active.optional()
-})
+export const UpdateRewardInput = z
+  .strictObject({
+    reward_id: RewardId.describe("Reward id"),
+    pontos_necessarios: fields.pontos_necessarios.optional(),
+    cashback_value: fields.cashback_value.nullable().optional(),
+    stock: fields.stock.nullable().optional(),
+    expires_at: fields.expires_at.nullable().optional(),
+    per_user_limit: fields.per_user_limit.nullable().optional(),
+    active: fields.active.optional()
+  })
+  .meta({ examples: [{ reward_id: "c8e1a2b3-4d5f-4a6b-9c7d-8e9f0a1b2c3d", pontos_necessarios: 450, stock: 15 }] })
+
 export type UpdateRewardInput = z.infer<typeof UpdateRewardInput>
 
 export const RewardRef = z.strictObject({ reward_id: RewardId.describe("Reward id") })

@@ -13,7 +13,9 @@ export const rewardsRouter = router({
         tags,
         summary: "List rewards",
         description:
-          "Rewards clients can redeem for points now (active, product active, not expired, stock left), newest first, as a plain array; each carries its product's summary. `include_unavailable=true` lists every reward, with `available` telling which are redeemable; `product_id` narrows to one product."
+          "Rewards clients can redeem for points now (active, product active, not expired, stock left), " +
+          "newest first, as a plain array; each carries its product's summary. `include_unavailable=true` lists " +
+          "every reward, with `available` telling which are redeemable; `product_id` narrows to one product."
       },
       tool: { name: "list_rewards", readOnly: true }
     })
@@ -47,7 +49,10 @@ export const rewardsRouter = router({
         tags,
         summary: "Create a reward",
         description:
-          "Offers one of the empresa's products for redemption with points. `pontos_necessarios` defaults to the product's points_cost; `stock`, `expires_at` (a future instant) and `per_user_limit` omitted or null mean no limit; `cashback_value` is BRL credited per redemption. A product id that is not this empresa's is 404."
+          "Offers one of the empresa's products for redemption with points. `pontos_necessarios` defaults to the " +
+          "product's points_cost; `stock`, `expires_at` (a future instant) and `per_user_limit` omitted or null " +
+          "mean no limit; `cashback_value` is BRL credited per redemption. " +
+          "A product id that is not this empresa's is NOT_FOUND."
       },
       tool: { name: "create_reward", adminOnly: true }
     })
@@ -64,9 +69,12 @@ export const rewardsRouter = router({
         tags,
         summary: "Update a reward",
         description:
-          "Changes the fields sent and keeps the others; `null` clears cashback_value, stock (unlimited), expires_at (never) or per_user_limit (none). A new `expires_at` must be in the future; end a reward now with `active: false`. The product cannot change: create another reward. Returns the updated reward."
+          "Changes the fields sent and keeps the others; `null` clears cashback_value, stock (unlimited), " +
+          "expires_at (never) or per_user_limit (none). A new `expires_at` must be in the future; " +
+          "end a reward now with `active: false`. The product cannot change: create another reward. " +
+          "Returns the updated reward."
       },
-      tool: { name: "update_reward", adminOnly: true }
+      tool: { name: "update_reward", retrySafe: true, adminOnly: true }
     })
     .input(UpdateRewardInput)
     .output(Reward)

@@ -74,10 +74,12 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     const create = Effect.fn("Rewards.create")(function* (empresaId: EmpresaId, input: CreateRewardInput) {
       const [row] = yield* sql<Row>`
         WITH r AS (
-          INSERT INTO rewards (empresa_id, product_id, pontos_necessarios, cashback_value, stock, expires_at, per_user_limit, active)
+          INSERT INTO rewards (empresa_id, product_id, pontos_necessarios, cashback_value, stock, expires_at,
+                               per_user_limit, active)
           SELECT p.empresa_id, p.id, COALESCE(${input.pontos_necessarios ?? null}::int, p.points_cost),
                  ${input.cashback_value ?? null}::numeric, ${input.stock ?? null}::int,
-                 ${input.expires_at ?? null}::timestamptz, ${input.per_user_limit ?? null}::int, ${input.active}::boolean
+                 ${input.expires_at ?? null}::timestamptz, ${input.per_user_limit ?? null}::int,
+                 ${input.active}::boolean
           FROM products p
           WHERE p.empresa_id = ${empresaId} AND p.id = ${input.product_id}
           RETURNING *
@@ -130,6 +132,16 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       })
     })
 
-    return sqlErrorsAsDefects({ list, get, create, update, takeStock })
+    /** Gives back what `takeStock` took (a cancelled redemption); unlimited stock stays unlimited. */
+    const returnStock = Effect.fn("Rewards.returnStock")(function* (
+      empresaId: EmpresaId,
+      rewardId: RewardId,
+      quantity: number
+    ) {
+      yield* sql`UPDATE rewards SET stock = stock + ${quantity}, updated_at = now()
+                 WHERE empresa_id = ${empresaId} AND id = ${rewardId} AND stock IS NOT NULL`
+    })
+
+    return sqlErrorsAsDefects({ list, get, create, update, takeStock, returnStock })
   })
 }) {}

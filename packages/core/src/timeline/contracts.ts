@@ -17,11 +17,13 @@ const TimelineItem = z
     metadata: z
       .record(z.string(), z.unknown())
       .describe(
-        "Per type: purchase nfce_id, valor_total, items_count; reward reward_uid, product_name; referral referred_name, referral_id; interaction interaction_type, quest_name"
+        "Per type: purchase nfce_id, valor_total, items_count; reward reward_uid, product_name; " +
+          "referral referred_name, referral_id; interaction interaction_type, quest_name"
       ),
     created_at: Timestamp
   })
   .meta({
+    id: "TimelineEvent",
     examples: [
       {
         id: "6f1c2d9e-8a41-4c55-9a0e-3d2b1f0e7a10",
@@ -47,7 +49,7 @@ const Categories = z
 
 export const TimelineInput = z
   .strictObject({
-    client_id: ClientId,
+    client_id: ClientId.describe("Client whose events to list"),
     ...PageQuery,
     category: Categories,
     from: Instant.optional().describe("Events at or after this instant (ISO 8601)"),
@@ -58,3 +60,23 @@ export const TimelineInput = z
     path: ["from"]
   })
 export type TimelineInput = z.infer<typeof TimelineInput>
+
+/** `GET /timeline` (spec 4.4): the user's events across every store. */
+export const UserTimelineInput = z.strictObject({
+  page: PageQuery.page,
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe("Items per page, 1 to 100")
+})
+export type UserTimelineInput = z.infer<typeof UserTimelineInput>
+
+/** Spec 2.1's timeline page. */
+export const UserTimelinePage = z.object({
+  items: z.array(TimelineItem),
+  pagination: z.object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    total_pages: z.number().int(),
+    has_next: z.boolean(),
+    has_prev: z.boolean()
+  })
+})

@@ -21,7 +21,7 @@ type Column<A> = A | Statement.Fragment
 
 /** The event as the columns of one row; `metadata` is a jsonb expression. */
 export interface EventRow {
-  readonly empresaId: EmpresaId
+  readonly empresaId: Column<EmpresaId>
   readonly clientId: Column<string>
   readonly type: EventType
   readonly title: Column<string>
@@ -37,7 +37,8 @@ export interface EventRow {
  */
 export const insertEvent = (sql: SqlClient.SqlClient, row: EventRow, from?: Statement.Fragment) =>
   sql`INSERT INTO activity_events (empresa_id, client_id, type, title, description, points, metadata)
-      SELECT ${row.empresaId}, ${row.clientId}, ${row.type}, ${row.title}, ${row.description}, ${row.points}, ${row.metadata}
+      SELECT ${row.empresaId}, ${row.clientId}, ${row.type}, ${row.title}, ${row.description}, ${row.points},
+             ${row.metadata}
       ${from === undefined ? sql`` : sql`FROM ${from}`}`
 
 /**

@@ -3,8 +3,8 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { pageOf } from "../contracts.js"
 import { NotFound } from "../errors.js"
-import type { ClientId, EmpresaId } from "../ids.js"
-import type { EventType, TimelineInput } from "./contracts.js"
+import type { ClientId, EmpresaId, UserId } from "../ids.js"
+import type { EventType, TimelineInput, UserTimelineInput } from "./contracts.js"
 
 interface Row {
   readonly id: string
@@ -37,25 +37,51 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
         ...(input.from ? [sql`a.created_at >= ${input.from}`] : []),
         ...(input.to ? [sql`a.created_at < ${input.to}`] : [])
       ]
-      const rows = yield* sql<Row>`
-        SELECT a.id, a.type, a.title, a.description, a.points, a.metadata, a.created_at,
-               e.id AS empresa_id, e.name AS empresa_name, e.settings->>'logo_url' AS logo_url,
-               count(*) OVER ()::int AS total
-        FROM activity_events a JOIN empresas e ON e.id = a.empresa_id
-        WHERE ${sql.and(filters)}
-        ORDER BY a.created_at DESC, a.id DESC
-        LIMIT ${input.per_page} OFFSET ${(input.page - 1) * input.per_page}`
-      const total = rows[0]?.total ?? (input.page > 1 ? yield* countAll(filters) : 0)
-      return pageOf(
-        rows.map(({ empresa_id, empresa_name, logo_url, total: _total, ...item }) => ({
+      const { items, total } = yield* page(filters, input.page, input.per_page)
+      return pageOf(items, total, input.page, input.per_page)
+    })
+
+    /**
+     * The user's events across every store where the user is a verified client (`user_clients`),
+     * newest first; each client's events come in index order (activity_events_client_idx).
+     */
+    const forUser = Effect.fn("Timeline.forUser")(function* (userId: UserId, input: UserTimelineInput) {
+      const filters = [
+        sql`(a.empresa_id, a.client_id) IN (SELECT c.empresa_id, c.id FROM user_clients c WHERE c.user_id = ${userId})`
+      ]
+      const { items, total } = yield* page(filters, input.page, input.limit)
+      const pages = Math.ceil(total / input.limit)
+      return {
+        items,
+        pagination: {
+          page: input.page,
+          limit: input.limit,
+          total,
+          total_pages: pages,
+          has_next: input.page < pages,
+          has_prev: input.page > 1
+        }
+      }
+    })
+
+    /** One page of events matching `filters`, newest first, each with its empresa, and their total. */
+    const page = (filters: ReadonlyArray<Statement.Fragment>, pageNumber: number, perPage: number) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<Row>`
+          SELECT a.id, a.type, a.title, a.description, a.points, a.metadata, a.created_at,
+                 e.id AS empresa_id, e.name AS empresa_name, e.settings->>'logo_url' AS logo_url,
+                 count(*) OVER ()::int AS total
+          FROM activity_events a JOIN empresas e ON e.id = a.empresa_id
+          WHERE ${sql.and(filters)}
+          ORDER BY a.created_at DESC, a.id DESC
+          LIMIT ${perPage} OFFSET ${(pageNumber - 1) * perPage}`
+        const total = rows[0]?.total ?? (pageNumber > 1 ? yield* countAll(filters) : 0)
+        const items = rows.map(({ empresa_id, empresa_name, logo_url, total: _total, ...item }) => ({
           ...item,
           empresa: { id: empresa_id, name: empresa_name, logo_url }
-        })),
-        total,
-        input.page,
-        input.per_page
-      )
-    })
+        }))
+        return { items, total }
+      })
 
     /** Past the last page the window count is absent; the total still has to be right. */
     const countAll = (filters: ReadonlyArray<Statement.Fragment>) =>
@@ -63,6 +89,6 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
         Effect.map((r) => r[0]?.n ?? 0)
       )
 
-    return sqlErrorsAsDefects({ forClient })
+    return sqlErrorsAsDefects({ forClient, forUser })
   })
 }) {}

@@ -19,7 +19,8 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX loyalty_cards_holders_idx ON loyalty_cards (empresa_id, program_id, client_id)`
 
   // One client's stamps in a window (the period indexes lead with the instant, not the client).
-  yield* sql`CREATE INDEX loyalty_stamps_client_idx ON loyalty_stamps (empresa_id, client_id, created_at) INCLUDE (quantity)`
+  yield* sql`CREATE INDEX loyalty_stamps_client_idx ON loyalty_stamps (empresa_id, client_id, created_at)
+             INCLUDE (quantity)`
 
   // When a coupon left 'active' (used_at, cancelled_at) or leaves it (expires_at, also for the
   // ones already expired): one range finds what was used, cancelled or expired in a window, and
@@ -33,5 +34,6 @@ export default Effect.gen(function* () {
   // The same for redemptions: validated_at, cancelled_at, else expires_at.
   yield* sql`
     CREATE INDEX redemptions_closing_idx ON redemptions
-    (empresa_id, (CASE status WHEN 'validated' THEN validated_at WHEN 'cancelled' THEN cancelled_at ELSE expires_at END))`
+    (empresa_id,
+     (CASE status WHEN 'validated' THEN validated_at WHEN 'cancelled' THEN cancelled_at ELSE expires_at END))`
 })

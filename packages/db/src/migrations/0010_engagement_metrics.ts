@@ -8,5 +8,6 @@ import { Effect } from "effect"
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  yield* sql`CREATE INDEX referrals_completed_idx ON referrals (empresa_id, completed_at) WHERE completed_at IS NOT NULL`
+  yield* sql`CREATE INDEX referrals_completed_idx ON referrals (empresa_id, completed_at)
+             WHERE completed_at IS NOT NULL`
 })

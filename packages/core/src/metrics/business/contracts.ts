@@ -70,7 +70,8 @@ export const LoyaltyCardMetrics = z
       ),
     cards_active: Count.default(0).describe("Current state: cards collecting stamps now (status active)"),
     cards_completed: Count.default(0).describe(
-      "Cards that reached their goal in the window (completed_at in the window), whether or not the reward was claimed since"
+      "Cards that reached their goal in the window (completed_at in the window), whether or not the reward was " +
+        "claimed since"
     ),
     cards_issued: Count.default(0).describe(
       "Cards created in the window, including the fresh card a claim opens for the next cycle"
@@ -83,7 +84,8 @@ export const LoyaltyCardMetrics = z
     ),
     clients_without_card: Count.default(0).describe("Current state: the empresa's clients minus clients_with_card"),
     completion_rate: Ratio.default(0).describe(
-      "A ratio from 0 to 1 (not a percentage), 4 decimals: the share of the cards issued in the window that are completed now (completed or claimed); 0 when none was issued"
+      "A ratio from 0 to 1 (not a percentage), 4 decimals: the share of the cards issued in the window that are " +
+        "completed now (completed or claimed); 0 when none was issued"
     ),
     period_days: z.number().int().default(30).describe("The window's length in days (the `days` parameter)"),
     program_id: ProgramId.nullable().describe("The program measured; null when every program is aggregated"),
@@ -92,7 +94,8 @@ export const LoyaltyCardMetrics = z
       .array(LoyaltyStampsByPeriod)
       .default([])
       .describe(
-        "One item per period of the window (group_by), oldest first, periods without activity included with zeros; the first and last periods may be partial"
+        "One item per period of the window (group_by), oldest first, periods without activity included with zeros; " +
+          "the first and last periods may be partial"
       ),
     top_clients: z
       .array(LoyaltyTopClient)
@@ -102,6 +105,7 @@ export const LoyaltyCardMetrics = z
       )
   })
   .meta({
+    id: "LoyaltyCardMetrics",
     title: "LoyaltyCardMetricsResponse",
     examples: [
       {
@@ -145,7 +149,8 @@ export const MetricsOverview = z
         total: Count.describe("Clients of the empresa now"),
         new: Count.describe("Clients created in the window"),
         active: Count.describe(
-          "Distinct clients with any timeline event in the window: every points movement, coupon, stamp, claim, referral or interaction writes one"
+          "Distinct clients with any timeline event in the window: every points movement, coupon, stamp, claim, " +
+            "referral or interaction writes one"
         )
       })
       .describe("Client base"),
@@ -186,6 +191,7 @@ export const MetricsOverview = z
       .describe("Reward redemptions, each transition counted when it happened")
   })
   .meta({
+    id: "MetricsOverview",
     examples: [
       {
         ...windowExample,
@@ -224,7 +230,8 @@ export const ClientBehavior = z
       "When the client's latest timeline event happened (any action, ever); null when there is none"
     ),
     visits: Count.describe(
-      "Distinct local days (empresa's time zone) in the window with any timeline event (points movement, coupon, stamp, claim, referral, interaction): a proxy for visits"
+      "Distinct local days (empresa's time zone) in the window with any timeline event (points movement, coupon, " +
+        "stamp, claim, referral, interaction): a proxy for visits"
     ),
     avg_points_per_visit: z.number().describe("points.earned / visits, 2 decimals; 0 without visits"),
     points: z
@@ -261,6 +268,7 @@ export const ClientBehavior = z
       .describe("Stamp cards")
   })
   .meta({
+    id: "ClientBehavior",
     examples: [
       {
         client_id: EXAMPLE.clientId,

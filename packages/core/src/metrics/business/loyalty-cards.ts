@@ -50,7 +50,8 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
         // cards completed in the window may have been issued before it).
         const [counts] = yield* sql<CardCounts>`
         SELECT a.cards_active, a.cards_near_completion, a.avg_stamps_per_active_card,
-               i.cards_issued, coalesce(round(i.issued_completed::numeric / nullif(i.cards_issued, 0), 4), 0) AS completion_rate,
+               i.cards_issued,
+               coalesce(round(i.issued_completed::numeric / nullif(i.cards_issued, 0), 4), 0) AS completion_rate,
                d.cards_completed, d.avg_days_to_complete,
                h.clients_with_card, greatest(t.clients - h.clients_with_card, 0) AS clients_without_card
         FROM
@@ -91,7 +92,8 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
           ORDER BY s.stamps_total DESC, cards_completed DESC, s.client_id
           LIMIT ${TOP_CLIENTS}
         )
-        SELECT r.client_id, c.nome AS name, r.stamps_total::int AS stamps_total, r.cards_completed::int AS cards_completed
+        SELECT r.client_id, c.nome AS name, r.stamps_total::int AS stamps_total,
+               r.cards_completed::int AS cards_completed
         FROM ranked r JOIN clients c ON c.empresa_id = ${empresaId} AND c.id = r.client_id
         ORDER BY r.stamps_total DESC, r.cards_completed DESC, r.client_id`
 

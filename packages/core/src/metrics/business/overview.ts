@@ -43,10 +43,12 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
         SELECT json_build_object('total', c.total, 'new', c.new, 'active', a.active) AS clients,
                json_build_object('issued', l.issued, 'spent', l.spent, 'refunded', l.refunded, 'expired', l.expired,
                                  'adjusted', l.adjusted, 'outstanding', c.outstanding) AS points,
-               json_build_object('generated', cg.generated, 'used', cc.used, 'expired', cc.expired, 'cancelled', cc.cancelled,
-                                 'active', co.active, 'valor_generated', cg.valor, 'valor_used', cc.valor_used) AS coupons,
+               json_build_object('generated', cg.generated, 'used', cc.used, 'expired', cc.expired,
+                                 'cancelled', cc.cancelled, 'active', co.active,
+                                 'valor_generated', cg.valor, 'valor_used', cc.valor_used) AS coupons,
                json_build_object('created', rm.created, 'validated', rc.validated, 'cancelled', rc.cancelled,
-                                 'expired', rc.expired, 'pending', ro.pending, 'points_spent', rm.points_spent) AS redemptions
+                                 'expired', rc.expired, 'pending', ro.pending,
+                                 'points_spent', rm.points_spent) AS redemptions
         FROM
           (SELECT count(*) AS total, count(*) FILTER (WHERE ${created}) AS new, coalesce(sum(balance), 0) AS outstanding
            FROM clients WHERE empresa_id = ${empresaId}) c,
@@ -67,7 +69,8 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
            FROM coupons WHERE empresa_id = ${empresaId} AND ${within(couponClosing)}) cc,
           (SELECT count(*) AS active FROM coupons
            WHERE empresa_id = ${empresaId} AND ${couponClosing} > ${window.to} AND status = 'active') co,
-          (SELECT count(*) AS created, coalesce(sum(points_spent) FILTER (WHERE status <> 'cancelled'), 0) AS points_spent
+          (SELECT count(*) AS created,
+                  coalesce(sum(points_spent) FILTER (WHERE status <> 'cancelled'), 0) AS points_spent
            FROM redemptions WHERE empresa_id = ${empresaId} AND ${created}) rm,
           (SELECT count(*) FILTER (WHERE status = 'validated') AS validated,
                   count(*) FILTER (WHERE status = 'cancelled') AS cancelled,

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Timestamp } from "../../contracts.js"
 import { CampaignId, ClientId, QuestId } from "../../ids.js"
-import { Days, GroupBy } from "../contracts.js"
+import { Days, GroupBy, SeriesInput } from "../contracts.js"
 
 /**
  * Engagement analytics: referrals, surveys (quests) and NFC-e invoices. Conventions shared by
@@ -15,13 +15,15 @@ const Count = z.number().int().min(0)
 const windowEcho = {
   period_days: z.number().int().describe("Length of the window in days, as requested (`days`)"),
   from: Timestamp.describe(
-    "Start of the window, inclusive: local midnight (in `timezone`) of the first day; the window covers today and the period_days - 1 days before it"
+    "Start of the window, inclusive: local midnight (in `timezone`) of the first day; " +
+      "the window covers today and the period_days - 1 days before it"
   ),
   to: Timestamp.describe("End of the window, exclusive: the moment the metrics were computed"),
   timezone: z
     .string()
     .describe(
-      "The empresa's IANA time zone (setting `timezone`, default America/Sao_Paulo); days, weeks and months are its local calendar periods"
+      "The empresa's IANA time zone (setting `timezone`, default America/Sao_Paulo); " +
+        "days, weeks and months are its local calendar periods"
     )
 }
 
@@ -39,7 +41,8 @@ const OptionalId = <Id extends z.ZodType>(id: Id, description: string) =>
 const PeriodLabel = z
   .string()
   .describe(
-    "Local start of the period: YYYY-MM-DD for day and week (weeks start on Monday), YYYY-MM for month. The first and last periods may be cut by the window"
+    "Local start of the period: YYYY-MM-DD for day and week (weeks start on Monday), YYYY-MM for month. " +
+      "The first and last periods may be cut by the window"
   )
 
 // ---------------------------------------------------------------- referral performance
@@ -47,7 +50,8 @@ const PeriodLabel = z
 export const ReferralPerformanceInput = z.strictObject({
   client_id: OptionalId(
     ClientId,
-    "Only referrals made by this client (the referrer), a UUID; omit (or null) for the whole program. Another empresa's client: 404"
+    "Only referrals made by this client (the referrer), a UUID; omit (or null) for the whole program. " +
+      "Another empresa's client: NOT_FOUND"
   ),
   days: Days
 })
@@ -67,7 +71,8 @@ export const ReferralPerformance = z
     ...windowEcho,
     referrals_made: Count.describe("Referrals made (created) in the window"),
     referrals_completed: Count.describe(
-      "Of the referrals made in the window, those completed so far (the referred person earned points at a running campaign and both sides got the bonuses)"
+      "Of the referrals made in the window, those completed so far (the referred person earned points at a running " +
+        "campaign and both sides got the bonuses)"
     ),
     referrals_pending: Count.describe(
       "Of the referrals made in the window, those not completed yet (made - completed)"
@@ -80,15 +85,18 @@ export const ReferralPerformance = z
       .number()
       .nullable()
       .describe(
-        "Average days from referral to completion over the completed ones (fractional, 2 decimals); null when none completed"
+        "Average days from referral to completion over the completed ones (fractional, 2 decimals); " +
+          "null when none completed"
       ),
     top_referrers: z
       .array(TopReferrer)
       .describe(
-        "Whole-program mode only (empty when client_id is given): up to 10 clients with the most referrals made in the window, most referrals first, then most completed"
+        "Whole-program mode only (empty when client_id is given): up to 10 clients with the most referrals made in " +
+          "the window, most referrals first, then most completed"
       )
   })
   .meta({
+    id: "ReferralPerformance",
     examples: [
       {
         client_id: null,
@@ -113,7 +121,7 @@ export type ReferralPerformance = z.infer<typeof ReferralPerformance>
 
 // ---------------------------------------------------------------- referral metrics by period
 
-export const ReferralMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
+export const ReferralMetricsInput = SeriesInput
 export type ReferralMetricsInput = z.infer<typeof ReferralMetricsInput>
 
 const ReferralPeriod = z.object({
@@ -139,7 +147,8 @@ export const ReferralMetrics = z
     ...groupByEcho,
     referrals: Count.describe("Referrals made in the window"),
     completed: Count.describe(
-      "Referrals completed in the window, whenever they were made (conversion of a cohort: get_referral_performance)"
+      "Referrals completed in the window, whenever they were made " +
+        "(a cohort's conversion: the referral performance report)"
     ),
     bonus_points: Count.describe("Bonus points paid in the window (referrer + referred bonus of each completion)"),
     referrals_by_period: z
@@ -148,10 +157,12 @@ export const ReferralMetrics = z
     campaigns: z
       .array(ReferralCampaignBreakdown)
       .describe(
-        "Campaigns that were active during the window or have referrals in it, newest start first. Referrals with no campaign count in the totals only"
+        "Campaigns that were active during the window or have referrals in it, newest start first. " +
+          "Referrals with no campaign count in the totals only"
       )
   })
   .meta({
+    id: "ReferralMetrics",
     examples: [
       {
         period_days: 7,
@@ -190,7 +201,7 @@ export type ReferralMetrics = z.infer<typeof ReferralMetrics>
 export const QuestMetricsInput = z.strictObject({
   quest_id: OptionalId(
     QuestId,
-    "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: 404"
+    "Only responses to this quest (survey), a UUID; omit (or null) for all of them. Another empresa's quest: NOT_FOUND"
   ),
   days: Days,
   group_by: GroupBy
@@ -202,7 +213,8 @@ const NpsScore = z
   .number()
   .nullable()
   .describe(
-    "Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; null without NPS answers"
+    "Net Promoter Score, -100..100 (1 decimal): % promoters (9-10) minus % detractors (0-6) of the NPS answers; " +
+      "null without NPS answers"
   )
 
 const QuestPeriod = z.object({
@@ -245,6 +257,7 @@ export const QuestMetrics = z
     responses_by_period: z.array(QuestPeriod).describe("One item per period of the window, oldest first, zero-filled")
   })
   .meta({
+    id: "QuestMetrics",
     examples: [
       {
         quest_id: null,
@@ -283,7 +296,7 @@ export type QuestMetrics = z.infer<typeof QuestMetrics>
 
 // ---------------------------------------------------------------- NFC-e metrics
 
-export const NfceMetricsInput = z.strictObject({ days: Days, group_by: GroupBy })
+export const NfceMetricsInput = SeriesInput
 export type NfceMetricsInput = z.infer<typeof NfceMetricsInput>
 
 const NfcePeriod = z.object({
@@ -318,13 +331,15 @@ export const NfceMetrics = z
       .number()
       .nullable()
       .describe(
-        "Average completed invoices per client: those clients' completed invoices / unique_clients (2 decimals); null without clients"
+        "Average completed invoices per client: those clients' completed invoices / unique_clients (2 decimals); " +
+          "null without clients"
       ),
     invoices_by_period: z
       .array(NfcePeriod)
       .describe("One item per period of the window (by scan time), oldest first, zero-filled")
   })
   .meta({
+    id: "NfceMetrics",
     examples: [
       {
         period_days: 14,

@@ -1,0 +1,315 @@
+import { SqlClient } from "@effect/sql"
+import { sqlErrorsAsDefects } from "@fidelis/db"
+import { Effect } from "effect"
+import { createHash, randomBytes } from "node:crypto"
+import { Config } from "../config.js"
+import { humanCode } from "../codes.js"
+import { Conflict, NotFound, Unauthenticated, ValidationFailed } from "../errors.js"
+import type { UserId } from "../ids.js"
+import { Jobs } from "../jobs/service.js"
+import type {
+  AccountUser,
+  LoginInput,
+  RegisterInput,
+  Session,
+  TokenPair,
+  UpdateProfileInput,
+  UserProfile
+} from "./contracts.js"
+import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
+import { hashPassword, verifyPassword } from "./passwords.js"
+import { AccessTokens } from "./tokens.js"
+import { LoginThrottle } from "./throttle.js"
+
+const DAY = 24 * 60 * 60
+
+/** Refresh-token lifetimes (spec 5.6). */
+export const REFRESH_LIFETIME_SECONDS = { normal: 7 * DAY, rememberMe: 30 * DAY } as const
+
+const LOGIN_FAILED = "Invalid email or password"
+const REFRESH_FAILED = "Invalid, expired or revoked refresh token: log in again"
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest("hex")
+
+const newRefreshToken = () => `rt_${randomBytes(32).toString("base64url")}`
+
+const linkNotFound = () => new NotFound({ resource: "Link", id: "token" })
+
+interface UserRow extends AccountUser {
+  readonly password_hash: string | null
+}
+
+/**
+ * End-user accounts and sessions (design.md "End user"; docs/decisions.md "End-user accounts").
+ * An access token is a JWT (AccessTokens); a session is a family of opaque refresh tokens of which
+ * exactly one is live: each refresh rotates it, and presenting a rotated one again revokes the
+ * family (theft detection).
+ */
+export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
+  accessors: true,
+  dependencies: [AccessTokens.Default, LoginThrottle.Default, Jobs.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const { accounts: config } = yield* Config
+    const tokens = yield* AccessTokens
+    const throttle = yield* LoginThrottle
+    const jobs = yield* Jobs
+
+    /** A hash to compare against when the email is unknown, so a miss costs what a wrong password does. */
+    const decoy = yield* hashPassword(randomBytes(16).toString("hex"), config.passwordCost)
+
+    /** A new refresh token of `familyId`, in the caller's transaction. */
+    const issueRefresh = (userId: UserId, familyId: string, lifetime: number, rememberMe: boolean) =>
+      Effect.gen(function* () {
+        const token = newRefreshToken()
+        yield* sql`
+          INSERT INTO refresh_tokens (user_id, family_id, token_hash, remember_me, expires_at)
+          VALUES (${userId}, ${familyId}, ${sha256(token)}, ${rememberMe}, now() + make_interval(secs => ${lifetime}))`
+        return token
+      })
+
+    const accessFor = (userId: UserId) =>
+      tokens.sign("access", userId, new Date(Date.now() + config.accessTokenSeconds * 1000))
+
+    const pairOf = (userId: UserId, familyId: string, rememberMe: boolean) =>
+      Effect.gen(function* () {
+        const lifetime = rememberMe ? REFRESH_LIFETIME_SECONDS.rememberMe : REFRESH_LIFETIME_SECONDS.normal
+        const refresh_token = yield* issueRefresh(userId, familyId, lifetime, rememberMe)
+        return {
+          access_token: yield* accessFor(userId),
+          refresh_token,
+          token_type: "bearer",
+          expires_in: config.accessTokenSeconds,
+          refresh_expires_in: lifetime
+        } satisfies TokenPair
+      })
+
+    /** Queues an account email (verification, reset) in the caller's transaction. */
+    const sendLink = (userId: UserId, email: string, purpose: LinkPurpose) =>
+      Effect.gen(function* () {
+        const [row] = yield* sql<{ id: string }>`
+          INSERT INTO account_tokens (user_id, purpose, email, expires_at)
+          VALUES (${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]}))
+          RETURNING id`
+        yield* jobs.enqueue({ queue: ACCOUNT_MAIL_QUEUE, payload: { token_id: row!.id } })
+      })
+
+    /**
+     * Creates the account, or claims the password-less user row a company's client with this email
+     * made (docs/decisions.md "Account linking"): its clients' balances show once the email is verified.
+     */
+    const register = Effect.fn("Accounts.register")(function* (input: RegisterInput) {
+      const passwordHash = yield* hashPassword(input.password, config.passwordCost)
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          if (input.referral_code !== undefined) {
+            const [referrer] = yield* sql<{ self: boolean }>`
+              SELECT coalesce(lower(email) = lower(${input.email}) OR cpf = ${input.cpf ?? null}, false) AS self
+              FROM users
+              WHERE referral_code = ${input.referral_code.toUpperCase()} AND password_hash IS NOT NULL`
+            // The same email or CPF is the same person: nobody refers themselves (a second account).
+            const issue =
+              referrer === undefined
+                ? { msg: "Unknown referral code", type: "referral_code_unknown" }
+                : referrer.self
+                  ? { msg: "A referral code cannot be your own", type: "self_referral" }
+                  : undefined
+            if (issue !== undefined) {
+              return yield* new ValidationFailed({ issues: [{ loc: ["body", "referral_code"], ...issue }] })
+            }
+          }
+          const [user] = yield* sql<AccountUser>`
+            INSERT INTO users (email, nome, telefone, cpf, password_hash, referral_code, pending_referral_code,
+                               registered_at)
+            VALUES (${input.email}, ${input.nome}, ${input.telefone ?? null}, ${input.cpf ?? null}, ${passwordHash},
+                    ${humanCode(10)}, ${input.referral_code?.toUpperCase() ?? null}, now())
+            ON CONFLICT ((lower(email))) DO UPDATE SET
+              email = EXCLUDED.email, nome = EXCLUDED.nome, telefone = EXCLUDED.telefone, cpf = EXCLUDED.cpf,
+              password_hash = EXCLUDED.password_hash, pending_referral_code = EXCLUDED.pending_referral_code,
+              registered_at = now(), updated_at = now()
+            WHERE users.password_hash IS NULL
+            RETURNING id, email, nome, telefone, created_at`
+          if (user === undefined) {
+            return yield* new Conflict({
+              code: "EMAIL_TAKEN",
+              message: "An account with this email already exists: log in, or reset the password"
+            })
+          }
+          yield* sendLink(user.id, user.email, "verify_email")
+          const pair = yield* pairOf(user.id, crypto.randomUUID(), false)
+          return { message: "Account created; a verification link was sent to the email", user, ...pair } as Session
+        })
+      )
+    })
+
+    /** One answer for an unknown email and a wrong password; failures count towards the slow-down. */
+    const login = Effect.fn("Accounts.login")(function* (input: LoginInput, address: string | undefined) {
+      const subjects = throttle.subjectsOf(input.email, address)
+      yield* throttle.check(subjects)
+      const [user] = yield* sql<UserRow>`
+        SELECT id, email, nome, telefone, created_at, password_hash FROM users
+        WHERE lower(email) = lower(${input.email})`
+      const matches = yield* verifyPassword(input.password, user?.password_hash ?? decoy)
+      if (user === undefined || user.password_hash === null || !matches) {
+        yield* throttle.failed(subjects)
+        return yield* new Unauthenticated({ message: LOGIN_FAILED })
+      }
+      yield* throttle.succeeded(subjects)
+      const { password_hash: _, ...shown } = user
+      const pair = yield* sql.withTransaction(pairOf(user.id, crypto.randomUUID(), input.remember_me))
+      return { message: "Logged in", user: shown, ...pair } as Session
+    })
+
+    /**
+     * Rotates a refresh token. The rotation is one conditional UPDATE, so of concurrent refreshes
+     * with one token exactly one rotates it; every other presentation of a rotated token (a replay,
+     * or one of those concurrent losers) revokes the whole family, the new token included.
+     */
+    const refresh = Effect.fn("Accounts.refresh")(function* (token: string) {
+      const hash = sha256(token)
+      const rotated = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const [row] = yield* sql<{ user_id: UserId; family_id: string; remember_me: boolean }>`
+            UPDATE refresh_tokens SET rotated_at = now()
+            WHERE token_hash = ${hash} AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+            RETURNING user_id, family_id, remember_me`
+          if (row === undefined) return undefined
+          return yield* pairOf(row.user_id, row.family_id, row.remember_me)
+        })
+      )
+      if (rotated !== undefined) return rotated
+      yield* sql`
+        UPDATE refresh_tokens SET revoked_at = now()
+        WHERE revoked_at IS NULL
+          AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${hash} AND rotated_at IS NOT NULL)`
+      return yield* new Unauthenticated({ message: REFRESH_FAILED })
+    })
+
+    /** Ends the session the token belongs to; an unknown token changes nothing and says so no differently. */
+    const logout = Effect.fn("Accounts.logout")(function* (token: string) {
+      yield* sql`
+        UPDATE refresh_tokens SET revoked_at = now()
+        WHERE revoked_at IS NULL
+          AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${sha256(token)})`
+      return { message: "Logged out" }
+    })
+
+    /** The user an access token names; refusals carry the reason for the WWW-Authenticate header. */
+    const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {
+      const payload = yield* tokens.verify(token, "access").pipe(
+        Effect.mapError(
+          (failure) =>
+            new Unauthenticated({
+              message: failure === "expired" ? "Access token expired: refresh it" : "Invalid access token"
+            })
+        )
+      )
+      const [user] = yield* sql<{ id: UserId }>`
+        SELECT id FROM users WHERE id = ${payload.sub ?? ""}::uuid AND password_hash IS NOT NULL`
+      if (user === undefined) return yield* new Unauthenticated({ message: "Invalid access token" })
+      return user.id
+    })
+
+    const me = Effect.fn("Accounts.me")(function* (userId: UserId) {
+      const [row] = yield* sql<Omit<UserProfile, "stats"> & UserProfile["stats"]>`
+        SELECT u.id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.nome, u.telefone, u.cpf,
+               u.avatar_url, u.referral_code, u.created_at, u.updated_at,
+               (SELECT coalesce(sum(c.balance), 0)::int FROM user_clients c WHERE c.user_id = u.id) AS total_points,
+               (SELECT count(*)::int FROM user_clients c WHERE c.user_id = u.id) AS total_stores,
+               (SELECT count(*)::int FROM users r
+                WHERE r.pending_referral_code = u.referral_code AND r.password_hash IS NOT NULL) AS total_referrals,
+               (SELECT count(*)::int FROM coupons k JOIN user_clients c ON c.empresa_id = k.empresa_id
+                  AND c.id = k.client_id
+                WHERE c.user_id = u.id AND k.status = 'used') AS total_rewards_redeemed
+        FROM users u WHERE u.id = ${userId}`
+      const { total_points, total_stores, total_referrals, total_rewards_redeemed, ...profile } = row!
+      return { ...profile, stats: { total_points, total_stores, total_referrals, total_rewards_redeemed } }
+    })
+
+    const updateProfile = Effect.fn("Accounts.updateProfile")(function* (userId: UserId, input: UpdateProfileInput) {
+      const changes = {
+        ...(input.nome !== undefined && { nome: input.nome }),
+        ...(input.telefone !== undefined && { telefone: input.telefone }),
+        ...(input.cpf !== undefined && { cpf: input.cpf })
+      }
+      const [user] = yield* sql<{ id: UserId; nome: string; email: string; telefone: string | null }>`
+        UPDATE users SET ${sql.update({ ...changes, updated_at: new Date() })}
+        WHERE id = ${userId} RETURNING id, nome, email, telefone`
+      return { message: "Profile updated", user: user! }
+    })
+
+    /** Consumes a link token once: its row is marked used by the same statement that checks it. */
+    const consume = (token: string, purpose: LinkPurpose) =>
+      Effect.gen(function* () {
+        const payload = yield* tokens.verify(token, "link").pipe(Effect.mapError(linkNotFound))
+        if (payload["purpose"] !== purpose || typeof payload.jti !== "string") return yield* linkNotFound()
+        const [row] = yield* sql<{ user_id: UserId; email: string }>`
+          UPDATE account_tokens SET used_at = now()
+          WHERE id = ${payload.jti}::uuid AND purpose = ${purpose} AND used_at IS NULL AND expires_at > now()
+          RETURNING user_id, email`
+        if (row === undefined) return yield* linkNotFound()
+        return row
+      })
+
+    /** Marks the email verified when the link was sent to the address the account still has. */
+    const markVerified = (userId: UserId, email: string) =>
+      sql`UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
+          WHERE id = ${userId} AND lower(email) = lower(${email})`
+
+    const verifyEmail = Effect.fn("Accounts.verifyEmail")(function* (token: string) {
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const { user_id, email } = yield* consume(token, "verify_email")
+          yield* markVerified(user_id, email)
+        })
+      )
+      return { message: "Email verified" }
+    })
+
+    /** Always the same answer, whether or not the email has an account (no enumeration). */
+    const requestPasswordReset = Effect.fn("Accounts.requestPasswordReset")(function* (email: string) {
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const [user] = yield* sql<{ id: UserId; email: string }>`
+            SELECT id, email FROM users WHERE lower(email) = lower(${email}) AND password_hash IS NOT NULL`
+          if (user !== undefined) yield* sendLink(user.id, user.email, "reset_password")
+        })
+      )
+      return { message: "If an account has this email, a link to reset its password was sent to it" }
+    })
+
+    /**
+     * Sets a new password and ends every session. The link proves the mailbox is the account's, so
+     * the email counts as verified, and the account's login lockout is lifted.
+     */
+    const resetPassword = Effect.fn("Accounts.resetPassword")(function* (token: string, password: string) {
+      const passwordHash = yield* hashPassword(password, config.passwordCost)
+      const address = yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const { user_id, email } = yield* consume(token, "reset_password")
+          yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`
+          yield* markVerified(user_id, email)
+          yield* sql`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = ${user_id} AND revoked_at IS NULL`
+          yield* sql`UPDATE account_tokens SET used_at = now()
+                     WHERE user_id = ${user_id} AND purpose = 'reset_password' AND used_at IS NULL`
+          return email
+        })
+      )
+      yield* throttle.succeeded(throttle.subjectsOf(address, undefined))
+      return { message: "Password changed; every session was logged out" }
+    })
+
+    return sqlErrorsAsDefects({
+      register,
+      login,
+      refresh,
+      logout,
+      authenticate,
+      me,
+      updateProfile,
+      verifyEmail,
+      requestPasswordReset,
+      resetPassword
+    })
+  })
+}) {}

@@ -1,0 +1,87 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Redacted } from "effect"
+import { jwtVerify, SignJWT } from "jose"
+import { randomBytes } from "node:crypto"
+import { z } from "zod"
+import { Config } from "../config.js"
+import { EmailMessageId, EmpresaId } from "../ids.js"
+
+/** What a tracking link does: count an open, follow a click, or unsubscribe. */
+export type TokenKind = "open" | "click" | "unsubscribe"
+
+/** The one algorithm tokens are signed and verified with; a token naming another is refused. */
+const ALGORITHM = "HS256"
+const AUDIENCE = "fidelis-email"
+const SECRET_NAME = "email_token_key"
+
+const Claims = z.object({
+  k: z.enum(["open", "click", "unsubscribe"]),
+  /** The message the link was sent in. */
+  m: EmailMessageId,
+  e: EmpresaId,
+  /** A click's target: the only place a redirect goes. */
+  u: z.url({ protocol: /^https?$/ }).optional()
+})
+
+export interface TokenClaims {
+  readonly kind: TokenKind
+  readonly messageId: EmailMessageId
+  readonly empresaId: EmpresaId
+  readonly url?: string | undefined
+}
+
+/**
+ * The key: FIDELIS_EMAIL_TOKEN_SECRET, else one generated on the first start and kept in the
+ * database, so every process on it signs and verifies alike (and links survive restarts).
+ */
+const keyOf = Effect.gen(function* () {
+  const { email } = yield* Config
+  if (email.tokenSecret !== undefined) return Redacted.value(email.tokenSecret)
+  const sql = yield* SqlClient.SqlClient
+  // DO UPDATE rather than DO NOTHING: a process racing another's first start waits for its insert and
+  // gets the committed row back, where a SELECT in the same statement would not see it yet.
+  const [row] = yield* sql<{ value: string }>`
+    INSERT INTO server_secrets (name, value) VALUES (${SECRET_NAME}, ${randomBytes(32).toString("base64url")})
+    ON CONFLICT (name) DO UPDATE SET value = server_secrets.value
+    RETURNING value`
+  return row!.value
+})
+
+/**
+ * Signed links for emails (design.md, "Surveys and email"): a JWT with a fixed algorithm whose
+ * claims name the message, the empresa and, for a click, the target URL. A token that does not
+ * verify (forged, altered, another kind, another algorithm) is simply absent: the routes answer 404.
+ */
+export class EmailTokens extends Effect.Service<EmailTokens>()("core/EmailTokens", {
+  effect: Effect.gen(function* () {
+    const key = new TextEncoder().encode(yield* keyOf.pipe(Effect.orDie))
+
+    const sign = (claims: TokenClaims) =>
+      Effect.promise(() =>
+        new SignJWT({
+          k: claims.kind,
+          m: claims.messageId,
+          e: claims.empresaId,
+          ...(claims.url === undefined ? {} : { u: claims.url })
+        })
+          .setProtectedHeader({ alg: ALGORITHM })
+          .setAudience(AUDIENCE)
+          .sign(key)
+      )
+
+    const verify = (token: string, kind: TokenKind) =>
+      Effect.promise(async (): Promise<Option.Option<TokenClaims>> => {
+        try {
+          const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE })
+          const claims = Claims.safeParse(payload)
+          if (!claims.success || claims.data.k !== kind) return Option.none()
+          const { m, e, u } = claims.data
+          return Option.some({ kind, messageId: m, empresaId: e, url: u })
+        } catch {
+          return Option.none()
+        }
+      })
+
+    return { sign, verify }
+  })
+}) {}

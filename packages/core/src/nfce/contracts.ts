@@ -1,0 +1,221 @@
+import { z } from "zod"
+import { Instant, PageQuery, paginated, Timestamp } from "../contracts.js"
+import { AlphanumericCnpj } from "../documents.js"
+
+/** The 27 federative units, by the abbreviation people and the allow-list use. */
+export const Uf = z.enum([
+  "AC",
+  "AL",
+  "AM",
+  "AP",
+  "BA",
+  "CE",
+  "DF",
+  "ES",
+  "GO",
+  "MA",
+  "MG",
+  "MS",
+  "MT",
+  "PA",
+  "PB",
+  "PE",
+  "PI",
+  "PR",
+  "RJ",
+  "RN",
+  "RO",
+  "RR",
+  "RS",
+  "SC",
+  "SE",
+  "SP",
+  "TO"
+])
+export type Uf = z.infer<typeof Uf>
+
+/** The access key's fields, as written in it (nfce.md section 2). */
+export const AccessKeyFields = z.object({
+  cuf: z.string().describe("IBGE state code"),
+  aamm: z.string().describe("Year and month of issue, YYMM"),
+  issuer: z.string().describe("Issuer's CNPJ (letters allowed in its first 12 positions) or 000 + CPF"),
+  mod: z.string().describe("Document model: 65 for an NFC-e"),
+  serie: z.string(),
+  nnf: z.string().describe("Invoice number"),
+  tp_emis: z.string().describe("Emission type: 1 normal, 3 or 4 (EPEC) online, 9 offline contingency"),
+  cnf: z.string().describe("Random code"),
+  cdv: z.string().describe("Mod-11 check digit")
+})
+export type AccessKeyFields = z.infer<typeof AccessKeyFields>
+
+/** The QR payload layouts in use: version 2 (CSC hash) and 3 (NT 2025.001), each online or offline. */
+export const QrLayout = z.enum(["v2_online", "v2_offline", "v3_online", "v3_offline"])
+export type QrLayout = z.infer<typeof QrLayout>
+
+/** Why a QR code is refused before anything is fetched; each has a message for people. */
+export const QrRefusalReason = z.enum([
+  "NOT_NFCE",
+  "LEGACY_QR",
+  "SCANNER_MANGLED",
+  "MALFORMED_PAYLOAD",
+  "KEY_FORMAT",
+  "CHECK_DIGIT",
+  "NOT_MODEL_65",
+  "UNKNOWN_STATE",
+  "HOST_NOT_OFFICIAL",
+  "LAYOUT_MISMATCH",
+  "TEST_ENVIRONMENT",
+  "ISSUED_IN_FUTURE",
+  "TOO_OLD"
+])
+export type QrRefusalReason = z.infer<typeof QrRefusalReason>
+
+export const QrRefusal = z.object({ reason: QrRefusalReason, message: z.string() })
+export type QrRefusal = z.infer<typeof QrRefusal>
+
+/** A QR code that passed every local check: what the key and the payload say. */
+export const DecodedQr = z.object({
+  access_key: z.string().length(44),
+  fields: AccessKeyFields,
+  uf: Uf,
+  layout: QrLayout,
+  tp_amb: z.union([z.literal(1), z.literal(2)]).describe("1 production, 2 homologation (a test invoice)"),
+  url: z.string().describe("The consultation URL, with `|` percent-encoded, as the gateway fetches it"),
+  offline: z
+    .object({
+      total_cents: z.number().int().min(0).describe("vNF, the invoice total the merchant's software wrote"),
+      issue_date: z.iso.date().describe("AAMM of the key with the payload's day")
+    })
+    .nullable()
+    .describe("Offline layouts only: they carry the total and the day, which no one can verify")
+})
+export type DecodedQr = z.infer<typeof DecodedQr>
+
+/** What a state's consultation page said about one invoice (the SefazGateway port's answer). */
+export type InvoiceOutcome =
+  | {
+      readonly status: "ok"
+      readonly total_cents: number
+      /** Unknown for an offline QR, whose payload has no items. */
+      readonly items_count: number | null
+      /** ISO date-time from the page, or the day (YYYY-MM-DD) of an offline QR; null when the page omits it. */
+      readonly issued_at: string | null
+    }
+  | { readonly status: "captcha_required"; readonly detail: string }
+  | { readonly status: "blocked"; readonly detail: string }
+  | { readonly status: "not_found"; readonly detail: string }
+  /** Worth another try later: a timeout, a 5xx, a page we could not read. */
+  | { readonly status: "unavailable"; readonly detail: string }
+
+/** The age limit an empresa gets when it sets none (docs/decisions.md, "NFC-e age limit"). */
+export const DEFAULT_NFCE_MAX_AGE_DAYS = 30
+
+export const InspectInput = z
+  .object({
+    qr_code: z.string().min(1).max(4096).describe("What the QR code holds, normally a state's consultation URL"),
+    sandbox: z.boolean().default(false).describe("Judge it as a sandbox empresa would: test invoices (tpAmb 2) pass"),
+    max_age_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .default(DEFAULT_NFCE_MAX_AGE_DAYS)
+      .describe(`Oldest issue allowed, in days; null for no limit; default ${DEFAULT_NFCE_MAX_AGE_DAYS}`)
+  })
+  .meta({
+    examples: [
+      {
+        qr_code: "http://nfce.sefaz.pe.gov.br/nfce/consulta?p=26260942591651264205650010000777891671062850|3|1",
+        sandbox: false,
+        max_age_days: null
+      }
+    ]
+  })
+export type InspectInput = z.infer<typeof InspectInput>
+
+export const InspectResult = z.discriminatedUnion("valid", [
+  z.object({ valid: z.literal(true), invoice: DecodedQr }),
+  z.object({ valid: z.literal(false), refusal: QrRefusal })
+])
+export type InspectResult = z.infer<typeof InspectResult>
+
+export const NfceTaskStatus = z.enum(["processing", "completed", "failed"])
+export type NfceTaskStatus = z.infer<typeof NfceTaskStatus>
+
+export const DecodeQrInput = z
+  .object({
+    qr_code: z.string().min(1).max(4096).describe("What the receipt's QR code holds: the state's consultation URL")
+  })
+  .meta({
+    examples: [
+      { qr_code: "http://nfce.sefaz.pe.gov.br/nfce/consulta?p=26260942591651264205650010000777891671062850|3|1" }
+    ]
+  })
+export type DecodeQrInput = z.infer<typeof DecodeQrInput>
+
+export const DecodeQrResult = z
+  .object({
+    success: z.literal(true),
+    task_id: z.uuid().describe("Poll `GET /nfce/progress/{task_id}` until it is completed or failed"),
+    status: NfceTaskStatus,
+    message: z.string()
+  })
+  .meta({ id: "NfceScan" })
+export type DecodeQrResult = z.infer<typeof DecodeQrResult>
+
+export const NfceTaskRef = z.object({ task_id: z.uuid() })
+
+export const NfceProgress = z
+  .object({
+    task_id: z.uuid(),
+    status: NfceTaskStatus,
+    progress: z.number().int().min(0).max(100),
+    message: z.string().nullable().describe("What is happening, or why the task failed"),
+    points: z.number().int().nullable().describe("Points credited, once completed")
+  })
+  .meta({ id: "NfceProgress" })
+export type NfceProgress = z.infer<typeof NfceProgress>
+
+export const StoreCnpjInput = z.object({ cnpj: AlphanumericCnpj }).meta({ examples: [{ cnpj: "11.222.333/0001-81" }] })
+
+export const StoreCnpj = z
+  .object({
+    cnpj: z.string().describe("The CNPJ a receipt's access key must name for this empresa's store"),
+    created_at: Timestamp
+  })
+  .meta({ id: "StoreCnpj" })
+export type StoreCnpj = z.infer<typeof StoreCnpj>
+
+export const StoreCnpjs = z.object({
+  data: z.array(StoreCnpj),
+  profile_cnpj: z.string().nullable().describe("The empresa's own CNPJ, which selects it too")
+})
+
+export const ListInvoicesInput = z.object({
+  status: NfceTaskStatus.optional(),
+  from: Instant.optional().describe("Scanned at or after this instant"),
+  to: Instant.optional().describe("Scanned before this instant"),
+  ...PageQuery
+})
+export type ListInvoicesInput = z.infer<typeof ListInvoicesInput>
+
+export const NfceInvoice = z
+  .object({
+    id: z.uuid().describe("The scan task's id"),
+    access_key: z.string(),
+    status: NfceTaskStatus,
+    progress: z.number().int(),
+    message: z.string().nullable(),
+    client_id: z.uuid().nullable(),
+    valor_total: z.number().nullable(),
+    items_count: z.number().int().nullable(),
+    points_credited: z.number().int().nullable(),
+    issued_at: Timestamp.nullable(),
+    created_at: Timestamp.describe("When it was scanned"),
+    completed_at: Timestamp.nullable()
+  })
+  .meta({ id: "NfceInvoice" })
+export type NfceInvoice = z.infer<typeof NfceInvoice>
+
+export const NfceInvoicePage = paginated(NfceInvoice)

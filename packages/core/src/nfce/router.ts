@@ -1,0 +1,152 @@
+import { z } from "zod"
+import { adminProcedure, companyProcedure, refuses, router, runEffect, userProcedure } from "../trpc.js"
+import {
+  DecodeQrInput,
+  DecodeQrResult,
+  InspectInput,
+  InspectResult,
+  ListInvoicesInput,
+  NfceInvoicePage,
+  NfceProgress,
+  NfceTaskRef,
+  StoreCnpj,
+  StoreCnpjInput,
+  StoreCnpjs
+} from "./contracts.js"
+import { Nfce } from "./service.js"
+
+const tags = ["NFC-e"]
+
+/** Support tooling on the internal API. */
+export const nfceRouter = router({
+  inspect: adminProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/nfce/inspect",
+        tags,
+        summary: "Inspect an NFC-e QR code",
+        description:
+          "Support tooling: decodes what a receipt's QR code holds and says whether a scan would be accepted, " +
+          "without fetching the state's page or crediting anything. `valid: true` with the access key, its " +
+          "fields, the state, the layout (v2/v3, online/offline), tpAmb and, for an offline QR, its total and " +
+          "day; or `valid: false` with the refusal's `reason` and a message for people (not a URL or not a " +
+          "receipt, a legacy v1 code, a key of the wrong format or check digit, a model other than 65, an " +
+          "unknown state, a host that is not an official one of the key's state, a layout that does not fit the " +
+          "emission type, a test invoice outside a sandbox, an issue month in the future or past `max_age_days`)."
+      }
+    })
+    .input(InspectInput)
+    .output(InspectResult)
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.inspect(input)))
+})
+
+/** The end user's receipt scans. */
+export const userNfceRouter = router({
+  decodeQr: userProcedure
+    .concat(refuses("NOT_FOUND", "NFCE_ALREADY_SCANNED", "NFCE_CLAIMED_BY_OTHER"))
+    .meta({
+      successStatus: 202,
+      openapi: {
+        method: "POST",
+        path: "/nfce/decode-qr",
+        tags,
+        summary: "Scan a receipt (NFC-e) for points",
+        description:
+          "Checks the QR code locally (a 422 at `qr_code` whose `type` names the reason: not a receipt, a bad " +
+          "key or check digit, a model other than 65, a host that is not its state's, a test invoice, an issue " +
+          "date in the future or past the store's age limit), finds the store by the CNPJ in the access key " +
+          "(404 when no store has it) and starts a task that confirms the total and credits " +
+          "floor(total × points_per_real). Each receipt credits once: a second scan by the same user is " +
+          "`NFCE_ALREADY_SCANNED` with `detail.task_id`, by anyone else `NFCE_CLAIMED_BY_OTHER`. The user's " +
+          "email must be verified (403); a first receipt at a store makes the user its client."
+      }
+    })
+    .input(DecodeQrInput)
+    .output(DecodeQrResult)
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.scan(ctx.userId, input.qr_code))),
+
+  progress: userProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/progress/{task_id}",
+        tags,
+        summary: "A receipt scan's progress",
+        description:
+          "`processing` until the state's page confirms the total (retried with backoff while it is " +
+          "unavailable), then `completed` with the points credited or `failed` with the reason. Another " +
+          "user's task is a 404."
+      }
+    })
+    .input(NfceTaskRef)
+    .output(NfceProgress)
+    .query(({ ctx, input }) => runEffect(ctx, Nfce.progress(ctx.userId, input.task_id)))
+})
+
+/** The company's side: the CNPJs that select its store, and the receipts scanned there. */
+export const companyNfceRouter = router({
+  invoices: companyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/invoices",
+        tags,
+        summary: "List scanned receipts",
+        description:
+          "The empresa's NFC-e scans, newest first, with their task status, total, items and points; " +
+          "`status` and the scan window `from` (inclusive) / `to` (exclusive) filter them."
+      }
+    })
+    .input(ListInvoicesInput)
+    .output(NfceInvoicePage)
+    .query(({ ctx, input }) => runEffect(ctx, Nfce.invoices(ctx.empresaId, input))),
+
+  cnpjs: companyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/cnpjs",
+        tags,
+        summary: "List the store's CNPJs",
+        description: "The CNPJs whose receipts credit at this empresa, besides the CNPJ on its profile."
+      }
+    })
+    .input(z.object({}))
+    .output(StoreCnpjs)
+    .query(({ ctx }) => runEffect(ctx, Nfce.cnpjs(ctx.empresaId))),
+
+  addCnpj: companyProcedure
+    .concat(refuses("CNPJ_TAKEN"))
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: "POST",
+        path: "/nfce/cnpjs",
+        tags,
+        summary: "Register a CNPJ of the store",
+        description:
+          "Receipts whose access key names this CNPJ then credit at this empresa. Registering it again " +
+          "changes nothing; another empresa's CNPJ is refused (CNPJ_TAKEN)."
+      }
+    })
+    .input(StoreCnpjInput)
+    .output(StoreCnpj)
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.addCnpj(ctx.empresaId, input.cnpj))),
+
+  removeCnpj: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/nfce/cnpjs/{cnpj}",
+        tags,
+        summary: "Remove a CNPJ of the store",
+        description: "Receipts of this CNPJ no longer credit here; the ones already scanned stay."
+      }
+    })
+    .input(StoreCnpjInput)
+    .output(StoreCnpj)
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.removeCnpj(ctx.empresaId, input.cnpj)))
+})

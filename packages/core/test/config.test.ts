@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterEach, describe, expect, it } from "vitest"
+import { configFromEnv, projectRoot, resolveDataDir } from "../src/config.js"
+
+/** The repository root, found here from this file's place, not by the code under test. */
+const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
+
+describe("the data directory", () => {
+  const cwd = process.cwd()
+  afterEach(() => process.chdir(cwd))
+
+  it("defaults to <repository root>/data, whichever folder the process runs from", () => {
+    for (const folder of [ROOT, join(ROOT, "apps", "server"), join(ROOT, "packages", "cli", "src"), tmpdir()]) {
+      process.chdir(folder)
+      expect(configFromEnv({}).dataDir, folder).toBe(join(ROOT, "data"))
+      expect(configFromEnv({ FIDELIS_DATA_DIR: "test/.data/x" }).dataDir, folder).toBe(join(ROOT, "test/.data/x"))
+    }
+  })
+
+  it("keeps an absolute path and memory:// as they are", () => {
+    expect(configFromEnv({ FIDELIS_DATA_DIR: "/var/lib/fidelis" }).dataDir).toBe("/var/lib/fidelis")
+    expect(configFromEnv({ FIDELIS_DATA_DIR: "memory://" }).dataDir).toBe("memory://")
+  })
+
+  it("is the working directory's outside a checkout: installed under node_modules, or no workspace root above", () => {
+    const scratch = mkdtempSync(join(tmpdir(), "fidelis-root-"))
+    try {
+      const checkout = join(scratch, "checkout")
+      mkdirSync(join(checkout, "packages", "core", "src"), { recursive: true })
+      writeFileSync(join(checkout, "package.json"), JSON.stringify({ workspaces: ["packages/*"] }))
+      writeFileSync(join(checkout, "packages", "core", "package.json"), JSON.stringify({ name: "@fidelis/core" }))
+      const inCheckout = join(checkout, "packages", "core", "src", "config.ts")
+      expect(projectRoot(inCheckout, "/elsewhere")).toBe(checkout)
+
+      const installed = join(checkout, "node_modules", "@fidelis", "core", "src", "config.ts")
+      expect(projectRoot(installed, "/srv/app")).toBe("/srv/app")
+      expect(projectRoot(join(scratch, "loose", "config.js"), "/srv/app")).toBe("/srv/app")
+      expect(resolveDataDir("data", "/srv/app")).toBe("/srv/app/data")
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
+  })
+})

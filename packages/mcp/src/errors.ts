@@ -1,0 +1,60 @@
+import type { ErrorCode } from "@fidelis/core"
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** JSON-RPC's own error codes (and the SDK's -32000, by its HTTP status) as core's machine codes. */
+const BY_JSON_RPC_CODE: Readonly<Record<number, ErrorCode>> = {
+  [-32700]: "MALFORMED_JSON",
+  [-32600]: "BAD_REQUEST",
+  [-32601]: "ROUTE_NOT_FOUND",
+  [-32602]: "VALIDATION_FAILED",
+  [-32603]: "INTERNAL_ERROR"
+}
+
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  403: "FORBIDDEN",
+  404: "ROUTE_NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE"
+}
+
+const codeOf = (jsonRpcCode: unknown, status: number): ErrorCode =>
+  (typeof jsonRpcCode === "number" ? BY_JSON_RPC_CODE[jsonRpcCode] : undefined) ??
+  BY_STATUS[status] ??
+  (status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST")
+
+/**
+ * A JSON-RPC error object with core's machine `code` and the request's id in its `data`, as every
+ * error body carries them; a `data` already holding a code (the server's own errors) keeps it.
+ */
+export const withErrorData = (error: Record<string, unknown>, status: number, requestId: string) => {
+  const data = isRecord(error["data"]) ? error["data"] : error["data"] === undefined ? {} : { detail: error["data"] }
+  return { ...error, data: { code: codeOf(error["code"], status), request_id: requestId, ...data } }
+}
+
+/**
+ * Adds the machine code and request id to every JSON-RPC error of a JSON response (the SDK's own
+ * refusals: unknown method, invalid params, wrong media type). `parseError` replaces the message
+ * of a -32700, when the handler knows where the body broke.
+ */
+export const annotateErrors = async (response: Response, requestId: string, parseError?: string): Promise<Response> => {
+  if (!response.headers.get("content-type")?.includes("application/json")) return response
+  const text = await response.text()
+  const rebuilt = (body: string) =>
+    new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  if (!text.includes('"error"')) return rebuilt(text)
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return rebuilt(text)
+  }
+  const annotate = (message: unknown) => {
+    if (!isRecord(message) || !isRecord(message["error"])) return message
+    const error = message["error"]
+    const reworded = parseError !== undefined && error["code"] === -32700 ? { ...error, message: parseError } : error
+    return { ...message, error: withErrorData(reworded, response.status, requestId) }
+  }
+  return rebuilt(JSON.stringify(Array.isArray(body) ? body.map(annotate) : annotate(body)))
+}

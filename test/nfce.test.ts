@@ -1,0 +1,327 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createRealDatabase, realServerUrl } from "@fidelis/db/testing"
+import { startSmtpSink } from "../packages/core/test/smtp-sink.js"
+import { checkDigit } from "../packages/core/src/nfce/access-key.js"
+import { expectRefusal, memberOf, useEndUserServer, type Member } from "./support/accounts.js"
+import { call, createTenant, type Tenant } from "./support/http.js"
+import { startServer, type TestServer } from "./support/server.js"
+
+/** Valid CNPJs (check digits right): the store's, and one no store registered. */
+const STORE_CNPJ = "11222333000181"
+const UNKNOWN_CNPJ = "11444777000161"
+
+const fixtureDir = mkdtempSync(join(tmpdir(), "fidelis-nfce-"))
+const fixtureFile = join(fixtureDir, "invoices.json")
+writeFileSync(fixtureFile, "{}")
+afterAll(() => rmSync(fixtureDir, { recursive: true, force: true }))
+
+/** Brazil's clock (UTC-3): the key's month and an offline QR's day must not be in the future there. */
+const brasilia = () => new Date(Date.now() - 3 * 3_600_000)
+const aammOf = (date: Date) =>
+  `${String(date.getUTCFullYear()).slice(2)}${String(date.getUTCMonth() + 1).padStart(2, "0")}`
+
+let invoiceNumber = Math.floor(Math.random() * 1e8)
+
+/** A real SP access key (model 65) with its mod-11 check digit; `tpEmis` 9 is the offline contingency. */
+const keyOf = (options: { cnpj?: string; tpEmis?: "1" | "9"; aamm?: string; model?: string } = {}) => {
+  const nnf = String(++invoiceNumber).padStart(9, "0")
+  const first43 =
+    `35${options.aamm ?? aammOf(brasilia())}${options.cnpj ?? STORE_CNPJ}${options.model ?? "65"}001` +
+    `${nnf}${options.tpEmis ?? "1"}${String(invoiceNumber).padStart(8, "0").slice(-8)}`
+  return `${first43}${checkDigit(first43)}`
+}
+
+const sp = (payload: string, host = "www.nfce.fazenda.sp.gov.br") => `https://${host}/qrcode?p=${payload}`
+/** v3 offline: the total travels in the URL, so no state page is needed. */
+const offlineQr = (total: string, key = keyOf({ tpEmis: "9" })) =>
+  sp(`${key}|3|1|${String(brasilia().getUTCDate()).padStart(2, "0")}|${total}|||c2ln`)
+const onlineQr = (key = keyOf()) => sp(`${key}|3|1`)
+
+const setFixtures = (outcomes: Record<string, unknown>) => writeFileSync(fixtureFile, JSON.stringify(outcomes))
+
+const scan = (server: TestServer, user: Member, qr_code: string) =>
+  call(server, "/api/v1/nfce/decode-qr", { body: { qr_code }, headers: user.auth })
+
+const progressOf = (server: TestServer, user: Member, taskId: string) =>
+  call(server, `/api/v1/nfce/progress/${taskId}`, { headers: user.auth })
+
+const settled = async (server: TestServer, user: Member, taskId: string, ms = 30_000) => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const res = await progressOf(server, user, taskId)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    if (res.body.status !== "processing") return res.body
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still processing: ${JSON.stringify(res.body)}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const registerCnpj = async (server: TestServer, tenant: Tenant, settings: Record<string, unknown> = {}) => {
+  const res = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
+    method: "PATCH",
+    key: server.adminKey,
+    body: { cnpj: STORE_CNPJ, settings: { points_per_real: 1.5, ...settings } }
+  })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+}
+
+const wallet = async (server: TestServer, user: Member, tenant: Tenant) => {
+  const res = await call(server, `/api/v1/establishments/stores/${tenant.empresa.id}/wallet`, { headers: user.auth })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body
+}
+
+const purchases = async (server: TestServer, user: Member) => {
+  const res = await call(server, "/api/v1/timeline?limit=100", { headers: user.auth })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return (res.body.items ?? res.body).filter((item: any) => item.metadata?.nfce_id !== undefined)
+}
+
+describe("NFC-e scans", async () => {
+  const { server, tenant, member } = await useEndUserServer({ FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}` })
+  beforeAll(() => registerCnpj(server, tenant))
+
+  it("an offline QR credits floor(total × points_per_real) once, with a purchase on the timeline", async () => {
+    const user = await member(0)
+    const res = await scan(server, user, offlineQr("94.99"))
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    expect(res.body).toEqual({
+      success: true,
+      task_id: expect.any(String),
+      status: "processing",
+      message: expect.any(String)
+    })
+    const done = await settled(server, user, res.body.task_id)
+    // 94.99 × 1.5 = 142.485: whole points only.
+    expect(done).toMatchObject({ status: "completed", progress: 100, points: 142 })
+    expect((await wallet(server, user, tenant)).saldo_pontos).toBe(142)
+    const items = await purchases(server, user)
+    expect(items).toHaveLength(1)
+    expect(items[0]).toMatchObject({
+      type: "purchase",
+      points: 142,
+      metadata: { nfce_id: res.body.task_id, valor_total: 94.99, items_count: null }
+    })
+  })
+
+  it("an online QR is credited from the gateway's total and item count", async () => {
+    const user = await member(0)
+    const key = keyOf()
+    setFixtures({ [key]: { status: "ok", total_cents: 2000, items_count: 3, issued_at: new Date().toISOString() } })
+    const res = await scan(server, user, onlineQr(key))
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    expect(await settled(server, user, res.body.task_id)).toMatchObject({ status: "completed", points: 30 })
+    const [item] = await purchases(server, user)
+    expect(item).toMatchObject({ type: "purchase", points: 30 })
+    expect(item.metadata).toMatchObject({ nfce_id: res.body.task_id, valor_total: 20, items_count: 3 })
+  })
+
+  it("a gateway outcome other than ok fails the task with its reason, crediting nothing", async () => {
+    const user = await member(0)
+    const key = keyOf()
+    setFixtures({ [key]: { status: "captcha_required", detail: "hCaptcha" } })
+    const res = await scan(server, user, onlineQr(key))
+    const done = await settled(server, user, res.body.task_id)
+    expect(done).toMatchObject({ status: "failed", points: null })
+    expect(done.message).toMatch(/captcha/)
+    expect((await wallet(server, user, tenant)).saldo_pontos).toBe(0)
+  })
+
+  it("refuses a QR at once with a 422 naming the reason", async () => {
+    const user = await member(0)
+    const good = keyOf()
+    const cases: Array<[string, string, RegExp]> = [
+      ["https://loja.example.com/promo?utm=receipt", "not_nfce", /./],
+      [sp(`${good.slice(0, 43)}${(Number(good[43]) + 1) % 10}|3|1`), "check_digit", /check digit/i],
+      [sp(`${keyOf({ model: "55" })}|3|1`), "not_model_65", /65/],
+      [onlineQr().replace("www.nfce.fazenda.sp.gov.br", "www.sefaz.rs.gov.br"), "host_not_official", /./],
+      [sp(`${keyOf({ aamm: "2001" })}|3|1`), "too_old", /./],
+      [sp(`${keyOf({ aamm: "9912" })}|3|1`), "issued_in_future", /./],
+      [sp(`${keyOf()}|3|2`), "test_environment", /./]
+    ]
+    for (const [qr, type, text] of cases) {
+      const res = await scan(server, user, qr)
+      expect(res.status, `${qr}: ${JSON.stringify(res.body)}`).toBe(422)
+      expect(res.body.detail).toEqual([{ loc: ["body", "qr_code"], msg: expect.stringMatching(text), type }])
+    }
+  })
+
+  it("a receipt of a CNPJ no store registered is a 404 that says so", async () => {
+    const user = await member(0)
+    const res = await scan(server, user, offlineQr("10.00", keyOf({ tpEmis: "9", cnpj: UNKNOWN_CNPJ })))
+    expect(res.status).toBe(404)
+    expect(res.body.detail).toContain(UNKNOWN_CNPJ)
+    expect(res.body.detail).toMatch(/No store/)
+  })
+
+  it("a second scan is 409: the same user gets the earlier task, another user a distinct code", async () => {
+    const [first, second] = await Promise.all([member(0), member(0)])
+    const qr = offlineQr("10.00")
+    const accepted = await scan(server, first, qr)
+    expect(accepted.status).toBe(202)
+    const again = await scan(server, first, qr)
+    expectRefusal(again, "NFCE_ALREADY_SCANNED")
+    expect(again.body.detail.task_id).toBe(accepted.body.task_id)
+    const other = await scan(server, second, qr)
+    expectRefusal(other, "NFCE_CLAIMED_BY_OTHER")
+    expect(other.body.detail.task_id).toBeUndefined()
+    await settled(server, first, accepted.body.task_id)
+    expect((await wallet(server, first, tenant)).saldo_pontos).toBe(15)
+  })
+
+  it("20 parallel scans of one receipt by two users credit once", async () => {
+    const users = await Promise.all([member(0), member(0)])
+    const qr = offlineQr("50.00")
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => scan(server, users[i % 2]!, qr)))
+    const accepted = results.filter((res) => res.status === 202)
+    expect(accepted).toHaveLength(1)
+    expect(results.filter((res) => res.status === 409)).toHaveLength(19)
+    const owner = users[results.indexOf(accepted[0]!) % 2]!
+    await settled(server, owner, accepted[0]!.body.task_id)
+    const balances = await Promise.all(users.map(async (user) => (await wallet(server, user, tenant)).saldo_pontos))
+    expect(balances.toSorted()).toEqual([0, 75])
+    expect(await purchases(server, owner)).toHaveLength(1)
+  })
+
+  it("another user's task is a 404", async () => {
+    const [owner, stranger] = await Promise.all([member(0), member(0)])
+    const res = await scan(server, owner, offlineQr("1.00"))
+    expect((await progressOf(server, stranger, res.body.task_id)).status).toBe(404)
+    expect((await progressOf(server, owner, res.body.task_id)).status).toBe(200)
+  })
+
+  it("needs a bearer token", async () => {
+    const res = await call(server, "/api/v1/nfce/decode-qr", { body: { qr_code: offlineQr("1.00") } })
+    expect(res.status).toBe(401)
+  })
+})
+
+describe("NFC-e for the company", async () => {
+  const { server, tenant, member } = await useEndUserServer({ FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}` })
+  /** The RFB's example of an alphanumeric CNPJ (letters in the first 12 positions). */
+  const SHOP_CNPJ = "12ABC34501DE35"
+  const cnpjs = (t: Tenant) => call(server, "/api/v1/public/nfce/cnpjs", { key: t.key })
+
+  it("registers a shop's CNPJ, whose receipts then credit here, lists and removes it", async () => {
+    const added = await call(server, "/api/v1/public/nfce/cnpjs", {
+      key: tenant.key,
+      body: { cnpj: "12.abc.345/01de-35" }
+    })
+    expect(added.status, JSON.stringify(added.body)).toBe(201)
+    expect(added.body).toEqual({ cnpj: SHOP_CNPJ, created_at: expect.any(String) })
+    expect((await cnpjs(tenant)).body).toEqual({ data: [added.body], profile_cnpj: null })
+
+    const other = await createTenant(server)
+    const taken = await call(server, "/api/v1/public/nfce/cnpjs", { key: other.key, body: { cnpj: SHOP_CNPJ } })
+    expectRefusal(taken, "CNPJ_TAKEN")
+    const invalid = await call(server, "/api/v1/public/nfce/cnpjs", {
+      key: other.key,
+      body: { cnpj: "12ABC34501DE36" }
+    })
+    expect(invalid.status).toBe(422)
+
+    const user = await member(0)
+    const res = await scan(server, user, offlineQr("12.00", keyOf({ tpEmis: "9", cnpj: SHOP_CNPJ })))
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    await settled(server, user, res.body.task_id)
+
+    const removed = await call(server, `/api/v1/public/nfce/cnpjs/${SHOP_CNPJ}`, { method: "DELETE", key: tenant.key })
+    expect(removed.status).toBe(200)
+    expect((await cnpjs(tenant)).body.data).toEqual([])
+    const after = await scan(server, user, offlineQr("12.00", keyOf({ tpEmis: "9", cnpj: SHOP_CNPJ })))
+    expect(after.status).toBe(404)
+    const again = await call(server, `/api/v1/public/nfce/cnpjs/${SHOP_CNPJ}`, { method: "DELETE", key: tenant.key })
+    expect(again.status).toBe(404)
+  })
+
+  it("lists the scanned receipts with status and date filters", async () => {
+    await registerCnpj(server, tenant)
+    const user = await member(0)
+    const failedKey = keyOf()
+    setFixtures({ [failedKey]: { status: "not_found", detail: "cStat 217" } })
+    const before = new Date().toISOString()
+    const completed = await scan(server, user, offlineQr("30.00"))
+    const failed = await scan(server, user, onlineQr(failedKey))
+    await settled(server, user, completed.body.task_id)
+    await settled(server, user, failed.body.task_id)
+    const list = (query: string) => call(server, `/api/v1/public/nfce/invoices?${query}`, { key: tenant.key })
+
+    const done = await list(`status=completed&from=${encodeURIComponent(before)}`)
+    expect(done.status, JSON.stringify(done.body)).toBe(200)
+    expect(done.body.data.map((invoice: any) => invoice.id)).toContain(completed.body.task_id)
+    expect(done.body.data.every((invoice: any) => invoice.status === "completed")).toBe(true)
+    expect(done.body.data.find((invoice: any) => invoice.id === completed.body.task_id)).toMatchObject({
+      valor_total: 30,
+      points_credited: 45,
+      items_count: null
+    })
+    const failures = await list("status=failed")
+    expect(failures.body.data.map((invoice: any) => invoice.id)).toEqual([failed.body.task_id])
+    expect(failures.body.data[0].message).toMatch(/does not know this invoice/)
+    // Scans of earlier tests came before `before`: the window's end leaves out exactly the two new ones.
+    const earlier = await list(`to=${encodeURIComponent(before)}`)
+    expect(earlier.body.total).toBe((await list("")).body.total - 2)
+    expect(earlier.body.data.map((invoice: any) => invoice.id)).not.toContain(completed.body.task_id)
+  })
+})
+
+/** Two server starts on one database, on a loaded machine. */
+const TWO_STARTS_MS = 240_000
+
+describe("NFC-e tasks survive a restart", () => {
+  it(
+    "a task whose state page was down when the server died completes after the restart",
+    { timeout: TWO_STARTS_MS },
+    async () => {
+      const sink = await startSmtpSink()
+      const real = realServerUrl()
+      const database = real === undefined ? undefined : await createRealDatabase(real)
+      const dataDir = mkdtempSync(join(tmpdir(), "fidelis-nfce-crash-"))
+      const options = {
+        ...(database === undefined ? { embedded: true } : { databaseUrl: database.url }),
+        env: {
+          FIDELIS_SMTP_URL: sink.url,
+          FIDELIS_PASSWORD_COST: "10",
+          FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}`,
+          FIDELIS_JOB_BACKOFF_BASE_SECONDS: "1",
+          FIDELIS_JOB_LEASE_SECONDS: "10",
+          ...(database === undefined ? { FIDELIS_DATA_DIR: dataDir } : {})
+        }
+      }
+      try {
+        const key = keyOf()
+        setFixtures({ [key]: { status: "unavailable", detail: "503 from the state" } })
+        const first = await startServer(options)
+        const tenant = await createTenant(first)
+        await registerCnpj(first, tenant)
+        const user = await memberOf(first, sink, tenant, 0)
+        const res = await scan(first, user, onlineQr(key))
+        expect(res.status, JSON.stringify(res.body)).toBe(202)
+        // The state is down: the task waits for another try, then the process dies without shutting down.
+        const deadline = Date.now() + 20_000
+        while ((await progressOf(first, user, res.body.task_id)).body.progress < 50) {
+          if (Date.now() > deadline) throw new Error("the first server never asked the gateway")
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        expect((await progressOf(first, user, res.body.task_id)).body.status).toBe("processing")
+        await first.crash()
+
+        setFixtures({ [key]: { status: "ok", total_cents: 1000, items_count: 1, issued_at: null } })
+        const second = await startServer(options)
+        try {
+          expect(await settled(second, user, res.body.task_id)).toMatchObject({ status: "completed", points: 15 })
+          expect((await wallet(second, user, tenant)).saldo_pontos).toBe(15)
+        } finally {
+          await second.stop()
+        }
+      } finally {
+        await sink.close()
+        await database?.drop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+  )
+})
