@@ -1,7 +1,21 @@
 import { configDefaults, defineConfig } from "vitest/config"
 
-// What tests the package, not the database, runs once: on the embedded run, not again on PostgreSQL.
-const DATABASE_AGNOSTIC = ["test/client-package.test.ts"]
+// What tests a surface's wording, rendering or packaging rather than the database runs once: on the
+// embedded run, not again on PostgreSQL. The procedures these suites drive run on PostgreSQL in the
+// suites of their areas; the quick start and data-directory suites are about the embedded database itself.
+const DATABASE_AGNOSTIC = [
+  "test/client-package.test.ts",
+  "test/survey-page.test.ts",
+  "test/account-pages.test.ts",
+  "test/cli-terminal.test.ts",
+  "test/mcp-wording.test.ts",
+  "test/logging.test.ts",
+  "test/openapi-refusals.test.ts",
+  "test/quickstart.test.ts",
+  "test/data-dir.test.ts",
+  "packages/cli/test/completion.test.ts",
+  "packages/cli/test/config.test.ts"
+]
 
 export default defineConfig({
   test: {
