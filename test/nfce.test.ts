@@ -7,6 +7,8 @@ import { startSmtpSink } from "../packages/core/test/smtp-sink.js"
 import { checkDigit } from "../packages/core/src/nfce/access-key.js"
 import { expectRefusal, memberOf, useEndUserServer, type Member } from "./support/accounts.js"
 import { call, createTenant, type Tenant } from "./support/http.js"
+import { fidelis, json } from "../packages/cli/test/bin.js"
+import { ExitCode } from "../packages/cli/src/exit-codes.js"
 import { startServer, type TestServer } from "./support/server.js"
 
 /** Valid CNPJs (check digits right): the store's, and one no store registered. */
@@ -128,6 +130,29 @@ describe("NFC-e scans", async () => {
     expect(done).toMatchObject({ status: "failed", points: null })
     expect(done.message).toMatch(/captcha/)
     expect((await wallet(server, user, tenant)).saldo_pontos).toBe(0)
+  })
+
+  it("a failed scan spends nothing: scanning the receipt again reopens its task, once, for whoever scans", async () => {
+    const [owner, other] = [await member(0), await member(0)]
+    const key = keyOf()
+    setFixtures({ [key]: { status: "not_found", detail: "cStat 217" } })
+    const res = await scan(server, owner, onlineQr(key))
+    expect(await settled(server, owner, res.body.task_id)).toMatchObject({ status: "failed" })
+
+    // Still unknown to the state: the same user's rescan reopens the same task, which fails again.
+    const again = await scan(server, owner, onlineQr(key))
+    expect(again.status, JSON.stringify(again.body)).toBe(202)
+    expect(again.body.task_id).toBe(res.body.task_id)
+    expect(await settled(server, owner, res.body.task_id)).toMatchObject({ status: "failed" })
+
+    // The state knows it now: parallel rescans by another user reopen it once, and it credits once.
+    setFixtures({ [key]: { status: "ok", total_cents: 1000, items_count: 2, issued_at: null } })
+    const rescans = await Promise.all(Array.from({ length: 6 }, () => scan(server, other, onlineQr(key))))
+    expect(rescans.map((r) => r.status).toSorted()).toEqual([202, 409, 409, 409, 409, 409])
+    expect(await settled(server, other, res.body.task_id)).toMatchObject({ status: "completed", points: 15 })
+    expect((await wallet(server, other, tenant)).saldo_pontos).toBe(15)
+    expect((await progressOf(server, owner, res.body.task_id)).status).toBe(404)
+    expectRefusal(await scan(server, owner, onlineQr(key)), "NFCE_CLAIMED_BY_OTHER")
   })
 
   it("refuses a QR at once with a 422 naming the reason", async () => {
@@ -265,6 +290,45 @@ describe("NFC-e for the company", async () => {
     const earlier = await list(`to=${encodeURIComponent(before)}`)
     expect(earlier.body.total).toBe((await list("")).body.total - 2)
     expect(earlier.body.data.map((invoice: any) => invoice.id)).not.toContain(completed.body.task_id)
+  })
+  it("works from the CLI: a CNPJ registered, its receipts listed, a QR code inspected by support", async () => {
+    const shop = await createTenant(server)
+    const cli = (key: string, ...args: string[]) => fidelis(["--url", server.url, "--api-key", key, ...args])
+    const CLI_CNPJ = "99887766000105"
+
+    const added = json(await cli(shop.key, "nfce-store", "add-cnpj", "99.887.766/0001-05", "--json"))
+    expect(added).toEqual({ cnpj: CLI_CNPJ, created_at: expect.any(String) })
+    const listed = json<{ data: Array<{ cnpj: string }> }>(await cli(shop.key, "nfce-store", "cnpjs", "--json"))
+    expect(listed.data.map((row) => row.cnpj)).toEqual([CLI_CNPJ])
+    const taken = await cli(tenant.key, "nfce-store", "add-cnpj", CLI_CNPJ)
+    expect(taken.code).toBe(ExitCode.Conflict)
+    expect(taken.stderr).toMatch(/CNPJ/)
+
+    const user = await member(0)
+    const qr = offlineQr("8.00", keyOf({ tpEmis: "9", cnpj: CLI_CNPJ }))
+    const res = await scan(server, user, qr)
+    expect(res.status, JSON.stringify(res.body)).toBe(202)
+    await settled(server, user, res.body.task_id)
+    const page = json<{ data: Array<Record<string, unknown>>; total: number }>(
+      await cli(shop.key, "nfce-store", "invoices", "--status", "completed", "--json")
+    )
+    expect(page.total).toBe(1)
+    expect(page.data[0]).toMatchObject({ id: res.body.task_id, status: "completed", valor_total: 8 })
+    const none = json<{ total: number }>(await cli(shop.key, "nfce-store", "invoices", "--status", "failed", "--json"))
+    expect(none.total).toBe(0)
+
+    // Inspecting is support tooling: the admin key decodes without crediting; a company key is refused.
+    const inspected = json(await cli(server.adminKey, "nfce", "inspect", "--qr-code", qr, "--json"))
+    expect(inspected).toMatchObject({
+      valid: true,
+      invoice: { uf: "SP", tp_amb: 1, offline: { total_cents: 800 } }
+    })
+    const promo = json(
+      await cli(server.adminKey, "nfce", "inspect", "--qr-code", "https://example.com/promo", "--json")
+    )
+    expect(promo).toMatchObject({ valid: false, refusal: { reason: expect.any(String), message: expect.any(String) } })
+    expect((await cli(shop.key, "nfce", "inspect", "--qr-code", qr)).code).toBe(ExitCode.Auth)
+    expect((await wallet(server, user, shop)).saldo_pontos).toBeGreaterThan(0)
   })
 })
 

@@ -193,7 +193,7 @@ export const StoreCnpjs = z.object({
 })
 
 export const ListInvoicesInput = z.object({
-  status: NfceTaskStatus.optional(),
+  status: NfceTaskStatus.optional().describe("Only the scans whose task is in this state"),
   from: Instant.optional().describe("Scanned at or after this instant"),
   to: Instant.optional().describe("Scanned before this instant"),
   ...PageQuery

@@ -57,8 +57,9 @@ export const userNfceRouter = router({
           "key or check digit, a model other than 65, a host that is not its state's, a test invoice, an issue " +
           "date in the future or past the store's age limit), finds the store by the CNPJ in the access key " +
           "(404 when no store has it) and starts a task that confirms the total and credits " +
-          "floor(total × points_per_real). Each receipt credits once: a second scan by the same user is " +
-          "`NFCE_ALREADY_SCANNED` with `detail.task_id`, by anyone else `NFCE_CLAIMED_BY_OTHER`. The user's " +
+          "floor(total × points_per_real). Each receipt credits once: while its task is processing or completed, a " +
+          "second scan by the same user is `NFCE_ALREADY_SCANNED` with `detail.task_id`, by anyone else " +
+          "`NFCE_CLAIMED_BY_OTHER`; a failed task credited nothing, so scanning again reopens it. The user's " +
           "email must be verified (403); a first receipt at a store makes the user its client."
       }
     })

@@ -137,12 +137,24 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
             return yield* new Forbidden({
               message: "Another client record at this store holds your email; ask the store to link it to your account"
             })
-          const [task] = yield* sql<{ id: string }>`
+          const [inserted] = yield* sql<{ id: string }>`
             INSERT INTO nfce_invoices (empresa_id, access_key, user_id, client_id, qr, message)
             VALUES (${empresa.id}, ${invoice.access_key}, ${userId}, ${client.id}, ${jsonb(invoice)}::jsonb,
                     'Waiting for the invoice total')
             ON CONFLICT (access_key) DO NOTHING
             RETURNING id`
+          // A failed scan credited nothing, so the receipt is not spent: scanning it again (the state had
+          // not received a contingency invoice yet, its page was down for hours) reopens the same task for
+          // whoever scans it. The status condition takes the row lock, so parallel rescans reopen it once.
+          const [task] =
+            inserted !== undefined
+              ? [inserted]
+              : yield* sql<{ id: string }>`
+                  UPDATE nfce_invoices SET empresa_id = ${empresa.id}, user_id = ${userId}, client_id = ${client.id},
+                    qr = ${jsonb(invoice)}::jsonb, status = 'processing', progress = 0, attempts = 0,
+                    message = 'Waiting for the invoice total', completed_at = NULL, updated_at = now()
+                  WHERE access_key = ${invoice.access_key} AND status = 'failed'
+                  RETURNING id`
           if (task === undefined) {
             const [earlier] = yield* sql<{ id: string; user_id: UserId | null }>`
               SELECT id, user_id FROM nfce_invoices WHERE access_key = ${invoice.access_key}`
@@ -244,7 +256,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
     const onDead = (job: ClaimedJob) =>
       sql`
         UPDATE nfce_invoices SET status = 'failed', progress = 100, completed_at = now(), updated_at = now(),
-          message = 'The state never answered for this invoice; scan it again later or ask the store'
+          message = 'The state never answered for this invoice; scan it again later to retry, or ask the store'
         WHERE id = ${(job.payload as { task_id: string }).task_id} AND status = 'processing'`.pipe(
         Effect.asVoid,
         Effect.orDie
