@@ -66,11 +66,12 @@ export const startPgbouncer = async (binary: string, upstream: string, poolSize 
   const port = await freePort()
   const config = join(dir, "pgbouncer.ini")
   const logfile = join(dir, "pgbouncer.log")
+  const target = `host=${server.hostname} port=${server.port || 5432} user=${server.username || "postgres"}`
   await writeFile(
     config,
     [
       "[databases]",
-      `* = host=${server.hostname} port=${server.port || 5432} user=${server.username || "postgres"} connect_query='SET jit = off'`,
+      `* = ${target} connect_query='SET jit = off'`,
       "[pgbouncer]",
       "listen_addr = 127.0.0.1",
       `listen_port = ${port}`,
