@@ -4,6 +4,7 @@
  * ratio. Results are also written to bench/results/<timestamp>.json.
  *
  *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10 [--only=get_client,credit_points]
+ *     [--pgbouncer]   PostgreSQL through a private PgBouncer in transaction mode (both sides), as in production
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
@@ -14,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import pg from "pg"
+import { pgbouncerBinary, startPgbouncer } from "../test/support/pgbouncer.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
@@ -22,7 +24,8 @@ const { values: args } = parseArgs({
     db: { type: "string", default: "both" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
-    only: { type: "string" }
+    only: { type: "string" },
+    pgbouncer: { type: "boolean", default: false }
   }
 })
 const duration = Number(args.duration)
@@ -90,7 +93,7 @@ const run = (entry: string, argv: string[], env: Record<string, string>) =>
  * production); PostgreSQL is a database both reach over the network.
  */
 interface Database {
-  readonly name: "pglite" | "postgres"
+  readonly name: "pglite" | "postgres" | "postgres+pgbouncer"
   readonly env: Record<string, string>
 }
 
@@ -114,6 +117,25 @@ const postgres = async (): Promise<Database | undefined> => {
   if (!rowCount) await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   return { name: "postgres", env: { DATABASE_URL: url.toString() } }
+}
+
+/** Pool size of `--pgbouncer`: the server's own pool size, so the pooler is never the bottleneck. */
+const PGBOUNCER_POOL = 10
+
+/**
+ * `--pgbouncer`: the database through a PgBouncer of the run's own (transaction pooling), DATABASE_URL
+ * the pooler and DATABASE_DIRECT_URL the server itself, as the README's deployment section says.
+ */
+const throughPgbouncer = async (db: Database) => {
+  const binary = await pgbouncerBinary()
+  if (binary === undefined) throw new Error("--pgbouncer: pgbouncer is not installed (apt-get install pgbouncer)")
+  const direct = db.env["DATABASE_URL"]!
+  const pooler = await startPgbouncer(binary, direct, PGBOUNCER_POOL)
+  const pooled: Database = {
+    name: "postgres+pgbouncer",
+    env: { DATABASE_URL: pooler.urlFor(direct), DATABASE_DIRECT_URL: direct }
+  }
+  return { db: pooled, stop: pooler.stop }
 }
 
 /** A fresh company key for this run, through the platform API (shown once). */
@@ -334,7 +356,13 @@ const selected = args.db === "both" ? ["pglite", "postgres"] : [args.db]
 const results = []
 for (const name of selected) {
   const db = name === "pglite" ? pglite() : await postgres()
-  if (db !== undefined) results.push(...(await benchDatabase(db)))
+  if (db === undefined) continue
+  const pooler = args.pgbouncer && db.name === "postgres" ? await throughPgbouncer(db) : undefined
+  try {
+    results.push(...(await benchDatabase(pooler?.db ?? db)))
+  } finally {
+    await pooler?.stop()
+  }
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true })
 const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`

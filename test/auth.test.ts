@@ -6,9 +6,9 @@ import {
   createSharedDatabase,
   createTenant,
   realServerUrl,
+  startOfFreshWindow,
   startServer,
   useServer,
-  type TestServer,
   problem
 } from "./support/index.js"
 
@@ -106,18 +106,6 @@ describe("company API authentication (spec section 5, 7.1)", () => {
     expect(await balanceOf(server, a, clientOfA.id)).toBe(0)
   })
 })
-
-/**
- * Waits out the end of a minute so a burst lands in one fixed window; returns how many requests
- * of the window the probe already used.
- */
-const startOfFreshWindow = async (target: TestServer, key: string) => {
-  const probe = await call(target, "/api/v1/public/clients", { key })
-  const secondsLeft = Number(probe.headers.get("x-ratelimit-reset")) - Date.now() / 1000
-  if (secondsLeft > 20) return 1
-  await new Promise((r) => setTimeout(r, (secondsLeft + 1) * 1000))
-  return 0
-}
 
 describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
   it("sends X-RateLimit-* on every authenticated response and refuses the 61st with 429 and Retry-After", async () => {

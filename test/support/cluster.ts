@@ -26,7 +26,7 @@ export const postgresBinaries = async (): Promise<string | undefined> => {
   return newest === undefined ? undefined : join(ROOT, newest, "bin")
 }
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = createServer()
     server.once("error", reject)
@@ -37,11 +37,11 @@ const freePort = () =>
   })
 
 /**
- * initdb into a temporary directory and start it on a free loopback port with trust auth. initdb
- * and postgres refuse to run as root, so as root they run as the `postgres` user.
+ * A temporary directory for a server that refuses to run as root (postgres, pgbouncer): as root,
+ * owned by the `postgres` user, whom the server then runs as.
  */
-export const startPrivateCluster = async (bin: string): Promise<PrivateCluster> => {
-  const dir = await mkdtemp(join(tmpdir(), "fidelis-pg-"))
+export const serverTempDir = async (prefix: string) => {
+  const dir = await mkdtemp(join(tmpdir(), prefix))
   const asRoot = process.getuid?.() === 0
   if (asRoot) {
     const [uid, gid] = await Promise.all(
@@ -49,6 +49,12 @@ export const startPrivateCluster = async (bin: string): Promise<PrivateCluster> 
     )
     await chown(dir, uid!, gid!)
   }
+  return { dir, asRoot }
+}
+
+/** initdb into a temporary directory and start it on a free loopback port with trust auth. */
+export const startPrivateCluster = async (bin: string): Promise<PrivateCluster> => {
+  const { dir, asRoot } = await serverTempDir("fidelis-pg-")
   const as = (command: string, args: string[]) =>
     asRoot ? run("runuser", ["-u", "postgres", "--", join(bin, command), ...args]) : run(join(bin, command), args)
   const data = join(dir, "data")

@@ -42,6 +42,18 @@ export const call = async <T = any>(
   return { status: res.status, headers: res.headers, body: body as T }
 }
 
+/**
+ * Waits out the end of a minute so a burst lands in one fixed window; returns how many requests
+ * of `key`'s window the probe already used.
+ */
+export const startOfFreshWindow = async (target: TestServer, key: string) => {
+  const probe = await call(target, "/api/v1/public/clients", { key })
+  const secondsLeft = Number(probe.headers.get("x-ratelimit-reset")) - Date.now() / 1000
+  if (secondsLeft > 20) return 1
+  await new Promise((r) => setTimeout(r, (secondsLeft + 1) * 1000))
+  return 0
+}
+
 let tenantCounter = 0
 
 export interface Tenant {

@@ -10,6 +10,12 @@ import { parseTrustedProxies, type TrustedProxies } from "./auth/address.js"
 export interface CoreConfig {
   /** `postgres://…` for a real server; undefined for the embedded PGlite. */
   readonly databaseUrl: string | undefined
+  /**
+   * DATABASE_DIRECT_URL: the same database reached without a transaction pooler, for what a pooler
+   * cannot carry (LISTEN). Set only when DATABASE_URL is a pooler such as PgBouncer; read it through
+   * `directDatabaseUrl`.
+   */
+  readonly databaseDirectUrl?: string | undefined
   /** Where the embedded database lives, an absolute path (see `resolveDataDir`); `memory://` for a throwaway one. */
   readonly dataDir: string
   /** Accepted as an admin-scope key so a fresh install can bootstrap. */
@@ -139,12 +145,16 @@ const PublicUrl = z
   .refine((value) => !/[?#]/.test(value), "FIDELIS_PUBLIC_URL must not carry a query or fragment")
   .transform((value) => value.replace(/\/+$/, ""))
 
-const EnvSchema = z.object({
-  DATABASE_URL: z
+const postgresUrl = (name: string) =>
+  z
     .string()
-    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// URL")
+    .regex(/^postgres(ql)?:\/\//, `${name} must be a postgres:// URL`)
     .optional()
-    .or(z.literal("").transform(() => undefined)),
+    .or(z.literal("").transform(() => undefined))
+
+const EnvSchema = z.object({
+  DATABASE_URL: postgresUrl("DATABASE_URL"),
+  DATABASE_DIRECT_URL: postgresUrl("DATABASE_DIRECT_URL"),
   FIDELIS_DATA_DIR: z.string().min(1).default("data"),
   FIDELIS_ADMIN_KEY: z.string().min(16, "FIDELIS_ADMIN_KEY must be at least 16 characters").optional(),
   FIDELIS_RATE_LIMIT_PER_MINUTE: positiveInt(60),
@@ -210,8 +220,11 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     throw new Error(`Invalid configuration: ${lines.join("; ")}`)
   }
   const e = parsed.data
+  if (e.DATABASE_DIRECT_URL !== undefined && e.DATABASE_URL === undefined)
+    throw new Error("Invalid configuration: DATABASE_DIRECT_URL: set only together with DATABASE_URL (a pooler's URL)")
   return {
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: resolveDataDir(e.FIDELIS_DATA_DIR),
     adminKey: e.FIDELIS_ADMIN_KEY ? Redacted.make(e.FIDELIS_ADMIN_KEY) : undefined,
     rateLimitPerMinute: e.FIDELIS_RATE_LIMIT_PER_MINUTE,
@@ -251,6 +264,14 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     nfceFixtureFile: e.FIDELIS_NFCE_GATEWAY?.slice("fixture:".length)
   }
 }
+
+/** The connection that bypasses any pooler (LISTEN): DATABASE_DIRECT_URL, else DATABASE_URL itself. */
+export const directDatabaseUrl = (config: Pick<CoreConfig, "databaseUrl" | "databaseDirectUrl">): string | undefined =>
+  config.databaseDirectUrl ?? config.databaseUrl
+
+/** Whether DATABASE_URL is a transaction pooler: a separate direct URL says so. */
+export const behindPooler = (config: Pick<CoreConfig, "databaseUrl" | "databaseDirectUrl">): boolean =>
+  config.databaseUrl !== undefined && directDatabaseUrl(config) !== config.databaseUrl
 
 /** The public base URL: FIDELIS_PUBLIC_URL, else the address the server listens on. */
 export const publicUrlOf = (config: Pick<CoreConfig, "publicUrl">, listenUrl: string): string =>

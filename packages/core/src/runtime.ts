@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Database } from "@fidelis/db"
 import { Layer, Logger, LogLevel, ManagedRuntime } from "effect"
-import { Config, type CoreConfig } from "./config.js"
+import { behindPooler, Config, type CoreConfig } from "./config.js"
 import { jsonLines } from "./log.js"
 import * as accounts from "./accounts/index.js"
 import * as auth from "./auth/index.js"
@@ -66,7 +66,7 @@ export interface RuntimeOptions {
 export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
   const infra = Layer.mergeAll(
     Config.layer(config),
-    Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })
+    Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, pooled: behindPooler(config) })
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
   const logging = Layer.merge(

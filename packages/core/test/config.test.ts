@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
-import { configFromEnv, projectRoot, resolveDataDir } from "../src/config.js"
+import { behindPooler, configFromEnv, directDatabaseUrl, projectRoot, resolveDataDir } from "../src/config.js"
 
 /** The repository root, found here from this file's place, not by the code under test. */
 const ROOT = resolve(fileURLToPath(new URL("../../..", import.meta.url)))
@@ -42,5 +42,28 @@ describe("the data directory", () => {
     } finally {
       rmSync(scratch, { recursive: true, force: true })
     }
+  })
+})
+
+describe("the direct database URL (behind a transaction pooler)", () => {
+  const pooler = "postgres://app@pgbouncer:6432/fidelis"
+  const direct = "postgres://app@db:5432/fidelis"
+
+  it("is DATABASE_URL itself unless DATABASE_DIRECT_URL is set; only a different one means a pooler", () => {
+    const plain = configFromEnv({ DATABASE_URL: direct })
+    expect(directDatabaseUrl(plain)).toBe(direct)
+    expect(behindPooler(plain)).toBe(false)
+    const pooled = configFromEnv({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: direct })
+    expect(directDatabaseUrl(pooled)).toBe(direct)
+    expect(behindPooler(pooled)).toBe(true)
+    expect(behindPooler(configFromEnv({ DATABASE_URL: direct, DATABASE_DIRECT_URL: direct }))).toBe(false)
+    expect(behindPooler(configFromEnv({}))).toBe(false)
+  })
+
+  it("refuses DATABASE_DIRECT_URL without DATABASE_URL, or one that is not postgres://", () => {
+    expect(() => configFromEnv({ DATABASE_DIRECT_URL: direct })).toThrow(/DATABASE_DIRECT_URL: set only together/)
+    expect(() => configFromEnv({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: "mysql://db/x" })).toThrow(
+      /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/
+    )
   })
 })

@@ -11,6 +11,11 @@ export interface DatabaseConfig {
   readonly dataDir: string
   /** Pool size for a real server. */
   readonly maxConnections?: number
+  /**
+   * `url` is a transaction pooler (PgBouncer): its connections carry no startup options, which
+   * PgBouncer refuses (docs/decisions.md, "Behind PgBouncer").
+   */
+  readonly pooled?: boolean
 }
 
 const BIGINT = 20
@@ -31,7 +36,8 @@ const types: pg.CustomTypesConfig = {
 
 /**
  * JIT compilation costs real Postgres hundreds of milliseconds on the analytics' first plans and
- * never pays back on queries this size; a URL that sets its own `options` keeps them.
+ * never pays back on queries this size; a URL that sets its own `options` keeps them. Behind a
+ * pooler the pooler's own server connections turn it off (its `connect_query`).
  */
 const withoutJit = (url: string) => {
   const parsed = new URL(url)
@@ -67,7 +73,7 @@ const embeddedPool = (host: string, port: number) => {
 const clientLayer = (config: DatabaseConfig) =>
   config.url !== undefined
     ? PgClient.layer({
-        url: Redacted.make(withoutJit(config.url)),
+        url: Redacted.make(config.pooled ? config.url : withoutJit(config.url)),
         maxConnections: config.maxConnections ?? 10,
         // An unreachable server (or a pool saturated that long) answers 503 in seconds instead of
         // holding the request for the operating system's connect timeout, minutes.

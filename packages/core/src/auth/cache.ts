@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { listen, LISTENER_APPLICATION } from "@fidelis/db"
 import { Duration, Effect, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
-import { Config } from "../config.js"
+import { Config, directDatabaseUrl } from "../config.js"
 import type { EmpresaId, KeyId } from "../ids.js"
 import type { Principal } from "./principal.js"
 
@@ -95,7 +95,8 @@ export class AuthCache extends Effect.Service<AuthCache>()("core/AuthCache", {
     const config = yield* Config
     const sql = yield* SqlClient.SqlClient
     const runtime = yield* Effect.runtime<never>()
-    const url = config.databaseUrl
+    // LISTEN needs a session of its own: through a transaction pooler it would hold nothing.
+    const url = directDatabaseUrl(config)
     const entries = authEntries({ live: url === undefined })
     // Our listener's backend while it is live: the name we acknowledge under.
     let self: number | undefined
