@@ -9,10 +9,12 @@ import {
   startServer,
   useServer,
   type TestServer,
-  problem
+  problem,
+  testRedisUrl
 } from "./support/index.js"
 
 const server = useServer()
+const defaultServer = server
 
 describe("company API authentication (spec section 5, 7.1)", () => {
   it("401 without a key, with a malformed, unknown or revoked key", async () => {
@@ -119,7 +121,15 @@ const startOfFreshWindow = async (target: TestServer, key: string) => {
   return 0
 }
 
-describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
+/** Where the budgets are counted: the database (Postgres, or memory on PGlite), and Redis when the run has one. */
+const limiters: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
+  { name: "counted by the database", env: {} },
+  ...(testRedisUrl() === undefined ? [] : [{ name: "counted in Redis", env: { REDIS_URL: testRedisUrl()! } }])
+]
+
+describe.each(limiters)("rate limit: 60 requests per minute per key (spec section 8), $name", ({ env }) => {
+  const server = env["REDIS_URL"] === undefined ? defaultServer : useServer({ env })
+
   it("sends X-RateLimit-* on every authenticated response and refuses the 61st with 429 and Retry-After", async () => {
     const tenant = await createTenant(server)
     const used = await startOfFreshWindow(server, tenant.key)
@@ -168,8 +178,8 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
   it("two server processes on one database share one budget", async () => {
     const database = await createSharedDatabase()
     const [a, b] = await Promise.all([
-      startServer({ databaseUrl: database.url }),
-      startServer({ databaseUrl: database.url })
+      startServer({ databaseUrl: database.url, env }),
+      startServer({ databaseUrl: database.url, env })
     ])
     try {
       const tenant = await createTenant(a)
@@ -190,6 +200,32 @@ describe("rate limit: 60 requests per minute per key (spec section 8)", () => {
       expect(overB.status).toBe(429)
     } finally {
       await Promise.all([a.stop(), b.stop()])
+      await database.drop()
+    }
+  })
+})
+
+describe("rate limit counted in Redis, when Redis is unreachable", () => {
+  // Refused rather than counted elsewhere: another store would split the budget (docs/decisions.md).
+  it("refuses with 503, Retry-After and the documented body, and still answers health checks", async () => {
+    const database = await createSharedDatabase()
+    const [counted, unreachable] = await Promise.all([
+      startServer({ databaseUrl: database.url }),
+      startServer({ databaseUrl: database.url, env: { REDIS_URL: "redis://127.0.0.1:1" } })
+    ])
+    try {
+      const tenant = await createTenant(counted)
+      const res = await call(unreachable, "/api/v1/public/clients", { key: tenant.key })
+      expect(res.status).toBe(503)
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      expect(res.body.detail).toEqual({
+        code: "SERVICE_UNAVAILABLE",
+        message: "The service is temporarily unavailable; retry in a few seconds"
+      })
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONN|Error:|redis/i)
+      expect((await call(unreachable, "/healthz")).status).toBe(200)
+    } finally {
+      await Promise.all([counted.stop(), unreachable.stop()])
       await database.drop()
     }
   })
