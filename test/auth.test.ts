@@ -14,7 +14,6 @@ import {
 } from "./support/index.js"
 
 const server = useServer()
-const defaultServer = server
 
 describe("company API authentication (spec section 5, 7.1)", () => {
   it("401 without a key, with a malformed, unknown or revoked key", async () => {
@@ -128,16 +127,16 @@ const limiters: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
 ]
 
 describe.each(limiters)("rate limit: 60 requests per minute per key (spec section 8), $name", ({ env }) => {
-  const server = env["REDIS_URL"] === undefined ? defaultServer : useServer({ env })
+  const limited = env["REDIS_URL"] === undefined ? server : useServer({ env })
 
   it("sends X-RateLimit-* on every authenticated response and refuses the 61st with 429 and Retry-After", async () => {
-    const tenant = await createTenant(server)
-    const used = await startOfFreshWindow(server, tenant.key)
+    const tenant = await createTenant(limited)
+    const used = await startOfFreshWindow(limited, tenant.key)
     const statuses: number[] = []
     let last
     for (let i = used; i < 60; i++) {
       last = await call(
-        server,
+        limited,
         i % 2 ? "/api/v1/public/clients" : "/api/v1/public/clients/00000000-0000-4000-8000-000000000000",
         {
           key: tenant.key
@@ -149,7 +148,7 @@ describe.each(limiters)("rate limit: 60 requests per minute per key (spec sectio
     }
     if (statuses.filter((s) => s === 429).length > 0) throw new Error(`throttled early: ${statuses.join(",")}`)
     expect(last!.headers.get("x-ratelimit-remaining")).toBe("0")
-    const over = await call(server, "/api/v1/public/clients", { key: tenant.key })
+    const over = await call(limited, "/api/v1/public/clients", { key: tenant.key })
     expect(over.status).toBe(429)
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect(Number(over.headers.get("retry-after"))).toBeLessThanOrEqual(60)
@@ -157,15 +156,15 @@ describe.each(limiters)("rate limit: 60 requests per minute per key (spec sectio
     expect(over.body).toEqual(problem(expect.stringMatching(/Rate limit/), "RATE_LIMIT_EXCEEDED"))
 
     // Budgets are per key: another key of another tenant is unaffected.
-    const other = await createTenant(server)
-    expect((await call(server, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
+    const other = await createTenant(limited)
+    expect((await call(limited, "/api/v1/public/clients", { key: other.key })).status).toBe(200)
   })
 
   it("counts parallel requests exactly: 80 at once give 60 answers and 20 refusals", async () => {
-    const tenant = await createTenant(server)
-    const used = await startOfFreshWindow(server, tenant.key)
+    const tenant = await createTenant(limited)
+    const used = await startOfFreshWindow(limited, tenant.key)
     const burst = await Promise.all(
-      Array.from({ length: 80 - used }, () => call(server, "/api/v1/public/clients", { key: tenant.key }))
+      Array.from({ length: 80 - used }, () => call(limited, "/api/v1/public/clients", { key: tenant.key }))
     )
     const ok = burst.filter((r) => r.status === 200)
     expect(ok).toHaveLength(60 - used)
