@@ -2,11 +2,24 @@
  * The bare baseline: an h3 route per measured operation running the same SQL as core on the same
  * driver (@effect/sql-pg over pg, on the same database: embedded PGlite or a real server), with
  * nothing else: no authentication, rate limit, validation, tRPC, OpenAPI or per-request Effect
- * services. The analytics run core's own report queries. The benchmark reports each Fidelis
- * operation as a fraction of this.
+ * services. The analytics and the end-user paths (profile, redemption, surveys, receipt scans) run
+ * core's own service calls, which are their SQL. The benchmark reports each Fidelis operation as a
+ * fraction of this.
  */
 import { SqlClient } from "@effect/sql"
-import { configFromEnv, EmpresaId, makeRuntime, type CoreServices } from "@fidelis/core"
+import {
+  Accounts,
+  configFromEnv,
+  EmpresaId,
+  makeRuntime,
+  Nfce,
+  QuestId,
+  Redemptions,
+  RewardId,
+  Surveys,
+  UserId,
+  type CoreServices
+} from "@fidelis/core"
 import {
   ClientBehaviorInput,
   ClientBehaviorReport,
@@ -29,6 +42,8 @@ import { toNodeHandler } from "srvx/node"
 const benchEmpresa = process.env["BENCH_EMPRESA_ID"]
 if (!benchEmpresa) throw new Error("BENCH_EMPRESA_ID is required")
 const empresaId = EmpresaId.parse(benchEmpresa)
+/** The seeded end user (the bench signed in as them on the Fidelis side). */
+const userId = UserId.parse(process.env["BENCH_USER_ID"])
 
 const runtime = makeRuntime(configFromEnv(), { logLevel: LogLevel.None })
 const sql = await runtime.runPromise(SqlClient.SqlClient)
@@ -105,6 +120,29 @@ const app = new H3()
       )
     )
     return json(result)
+  })
+  .get("/users/me", async () => json(await run(Accounts.me(userId))))
+  .post("/rewards/:id/redeem", async (event) =>
+    json(
+      await run(Redemptions.redeem(userId, { reward_uid: RewardId.parse(event.context.params!["id"]), quantity: 1 }))
+    )
+  )
+  .get("/quests/:ref/active", async (event) => json(await run(Surveys.active(event.context.params!["ref"]!))))
+  .post("/quests/:ref/:quest/responses", async (event) => {
+    const { response } = (await event.req.json()) as { response: Record<string, unknown> }
+    const { ref, quest } = event.context.params!
+    return json(
+      await run(
+        Surveys.respond(
+          { estabelecimento_ref: ref!, quest_id: QuestId.parse(quest), response },
+          event.req.headers.get("x-idempotency-key") ?? undefined
+        )
+      )
+    )
+  })
+  .post("/nfce/decode-qr", async (event) => {
+    const { qr_code } = (await event.req.json()) as { qr_code: string }
+    return json(await run(Nfce.scan(userId, qr_code)))
   })
   .get("/loyalty-cards/metrics", async (event) =>
     json(await run(LoyaltyCardMetricsReport.get(empresaId, LoyaltyCardMetricsInput.parse(params(event.req.url)))))

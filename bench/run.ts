@@ -5,9 +5,12 @@
  *
  *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10 [--only=get_client,credit_points]
  *     [--pgbouncer]   PostgreSQL through a private PgBouncer in transaction mode (both sides), as in production
+ *     [--limiter=database,redis]   Fidelis once per rate limiter (see below)
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
+ * `--limiter` measures Fidelis once per rate limiter (the database's, or Redis at BENCH_REDIS_URL,
+ * default redis://127.0.0.1:6379), each operation named with its limiter.
  */
 import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
@@ -16,6 +19,8 @@ import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import pg from "pg"
 import { pgbouncerBinary, startPgbouncer } from "../test/support/pgbouncer.js"
+import { offlineReceipts } from "./receipts.js"
+import { BENCH_USER } from "./seed.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
@@ -25,7 +30,8 @@ const { values: args } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
     only: { type: "string" },
-    pgbouncer: { type: "boolean", default: false }
+    pgbouncer: { type: "boolean", default: false },
+    limiter: { type: "string", default: "database" }
   }
 })
 const duration = Number(args.duration)
@@ -172,8 +178,26 @@ interface Scenario {
 const SEARCHES = ["souza%2012345", "bench%2B4242%40", "ana%20lima%209", "119000777", "diego%20alves%2015"]
 const search = (i: number) => SEARCHES[i % SEARCHES.length]!
 
-const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
+/** A promoter's survey response; each its own key, since a repeated one is a 409 by design. */
+const survey = (i: number) => ({
+  method: "POST" as const,
+  body: JSON.stringify({ response: { csat: 5, nps: 10 } }),
+  headers: { "content-type": "application/json", "x-idempotency-key": `bench-${process.pid}-${Date.now()}-${i}` }
+})
+
+/** What the scenarios address: the seeded tenant's clients, and the end user's token and reward. */
+interface Targets {
+  readonly clientIds: ReadonlyArray<string>
+  readonly slug: string
+  readonly rewardId: string
+  readonly questId: string
+  readonly token: string
+}
+
+const scenarios = ({ clientIds, slug, rewardId, questId, token }: Targets): Scenario[] => {
   const pick = (i: number) => clientIds[i % clientIds.length]!
+  const asUser = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+  const receipt = offlineReceipts()
   const credit = (i: number) => ({
     method: "POST" as const,
     body: JSON.stringify({ client_id: pick(i), points: 5 }),
@@ -189,6 +213,42 @@ const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
       name: "credit_points",
       fidelis: (i) => ({ ...credit(i), path: "/api/v1/public/points/credit" }),
       baseline: (i) => ({ ...credit(i), path: "/points/credit" })
+    },
+    {
+      name: "get_user_me",
+      fidelis: () => ({ method: "GET", path: "/api/v1/users/me", headers: asUser }),
+      baseline: () => ({ method: "GET", path: "/users/me" })
+    },
+    {
+      name: "redeem_reward",
+      fidelis: () => ({ method: "POST", path: `/api/v1/rewards/${rewardId}/redeem`, body: "{}", headers: asUser }),
+      baseline: () => ({ method: "POST", path: `/rewards/${rewardId}/redeem` })
+    },
+    {
+      name: "get_active_survey",
+      fidelis: () => ({ method: "GET", path: `/api/v1/public/quests/${slug}/active` }),
+      baseline: () => ({ method: "GET", path: `/quests/${slug}/active` })
+    },
+    {
+      name: "submit_survey",
+      fidelis: (i) => ({ ...survey(i), path: `/api/v1/public/quests/${slug}/${questId}/responses` }),
+      baseline: (i) => ({ ...survey(i), path: `/quests/${slug}/${questId}/responses` })
+    },
+    {
+      // A distinct offline receipt per request (offline QR codes carry their total: no state page).
+      name: "nfce_decode_qr",
+      fidelis: () => ({
+        method: "POST",
+        path: "/api/v1/nfce/decode-qr",
+        body: JSON.stringify({ qr_code: receipt() }),
+        headers: asUser
+      }),
+      baseline: () => ({
+        method: "POST",
+        path: "/nfce/decode-qr",
+        body: JSON.stringify({ qr_code: receipt() }),
+        headers: { "content-type": "application/json" }
+      })
     },
     {
       // What support staff type: a name with its number, an email, a phone fragment.
@@ -235,7 +295,35 @@ interface Measure {
    * the steadier comparison.
    */
   readonly cpuMsPerRequest: number | undefined
+  /** The server's resident memory around the pass, MB (Linux /proc; undefined elsewhere). */
+  readonly memory: Memory | undefined
 }
+
+interface Memory {
+  /** Before the load, at its highest under it (sampled every 100 ms), and after a few seconds idle. */
+  readonly before: number
+  readonly peak: number
+  readonly after: number
+}
+
+/** A process's resident set size in MB, from /proc/<pid>/status (VmRSS). */
+const residentMb = (pid: number | undefined): number | undefined => {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+    return kb === undefined ? undefined : Math.round(Number(kb) / 102.4) / 10
+  } catch {
+    return undefined
+  }
+}
+
+/** A measured pass, with the memory its warm-up left and whether the second pass left the same. */
+interface Pass extends Measure {
+  readonly warmup: Memory | undefined
+  readonly steady: boolean
+}
+
+/** How long the server idles after a pass before its memory is read again. */
+const SETTLE_MS = 3_000
 
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
 
@@ -257,6 +345,9 @@ const measure = async (
   concurrency: number
 ): Promise<Measure> => {
   let i = 0
+  const rssBefore = residentMb(child.pid)
+  let rssPeak = rssBefore ?? 0
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, residentMb(child.pid) ?? 0)), 100)
   const cpuBefore = cpuSeconds(child.pid)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -272,7 +363,14 @@ const measure = async (
     ]
   })
   const cpuAfter = cpuSeconds(child.pid)
+  clearInterval(sampler)
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+  const rssAfter = residentMb(child.pid)
   return {
+    memory:
+      rssBefore === undefined || rssAfter === undefined
+        ? undefined
+        : { before: rssBefore, peak: Math.max(rssPeak, rssAfter), after: rssAfter },
     cpuMsPerRequest:
       cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
         ? undefined
@@ -289,7 +387,15 @@ const report = (name: string, m: Measure) =>
   `${name} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(4)} ms  ` +
   `p99 ${String(m.p99).padStart(4)} ms` +
   (m.cpuMsPerRequest === undefined ? "" : `  cpu ${m.cpuMsPerRequest.toFixed(3)} ms/req`) +
-  (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "")
+  (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "") +
+  (m.memory === undefined ? "" : `  rss ${m.memory.before}/${m.memory.peak}/${m.memory.after} MB`)
+
+/**
+ * Whether a server's memory came back to its steady size: the second pass of the same operation
+ * (the measured one, after the warm-up) may not leave it more than 10% or 20 MB (whichever is
+ * larger) above where the first left it. Growth across repeated passes is what a leak looks like.
+ */
+const steady = (first: Memory, second: Memory) => second.after - first.after <= Math.max(20, first.after * 0.1)
 
 /** Measures each scenario on one side, after a warm-up pass of the same length. */
 const measureAll = async (
@@ -298,58 +404,116 @@ const measureAll = async (
   side: "fidelis" | "baseline",
   headers: Record<string, string>
 ) => {
-  const out = new Map<string, Measure>()
+  const out = new Map<string, Pass>()
   for (const scenario of list) {
     const concurrency = scenario.connections ?? connections
-    await measure(server, scenario[side], headers, concurrency)
-    out.set(scenario.name, await measure(server, scenario[side], headers, concurrency))
+    const warmup = await measure(server, scenario[side], headers, concurrency)
+    const measured = await measure(server, scenario[side], headers, concurrency)
+    const isSteady =
+      warmup.memory === undefined || measured.memory === undefined || steady(warmup.memory, measured.memory)
+    out.set(scenario.name, { ...measured, warmup: warmup.memory, steady: isSteady })
   }
   return out
 }
+
+/** The environment that selects a rate limiter: the database's (Postgres, or memory on PGlite), or Redis. */
+const LIMITERS: Record<string, Record<string, string>> = {
+  database: {},
+  redis: { REDIS_URL: process.env["BENCH_REDIS_URL"] ?? "redis://127.0.0.1:6379" }
+}
+const limiters = args.limiter.split(",")
+for (const name of limiters) if (!(name in LIMITERS)) throw new Error(`--limiter: unknown ${name}`)
+
+/** Signs the seeded end user in; the access token outlives any run (one hour). */
+const signIn = async (fidelisUrl: string) => {
+  const res = await fetch(`${fidelisUrl}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(BENCH_USER)
+  })
+  const body = (await res.json()) as { access_token: string; user: { id: string } }
+  if (res.status !== 200) throw new Error(`bench login: ${res.status} ${JSON.stringify(body)}`)
+  return { token: body.access_token, userId: body.user.id }
+}
+
+const activeQuest = async (fidelisUrl: string, slug: string) =>
+  ((await (await fetch(`${fidelisUrl}/api/v1/public/quests/${slug}/active`)).json()) as { quest_id: string }).quest_id
 
 const benchDatabase = async (db: Database) => {
   process.stdout.write(`\n== ${db.name}\n`)
   const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as {
     empresaId: string
+    slug: string
     clientIds: string[]
+    rewardId: string
   }
   const only = args.only?.split(",")
-  const list = scenarios(seeded.clientIds).filter(({ name }) => only === undefined || only.includes(name))
+  const pick = (list: Scenario[]) => list.filter(({ name }) => only === undefined || only.includes(name))
 
   const adminKey = `bench-admin-${process.pid}-0123456789`
-  const fidelis = await start("apps/server/src/main.ts", [], {
-    ...db.env,
-    PORT: "0",
-    FIDELIS_DEMO: "0",
-    FIDELIS_ADMIN_KEY: adminKey,
-    FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000"
-  })
-  let ours: Map<string, Measure>
-  try {
-    const key = await createKey(`http://127.0.0.1:${fidelis.port}`, adminKey, seeded.empresaId)
-    ours = await measureAll(fidelis, list, "fidelis", { "x-api-key": key })
-  } finally {
-    await stop(fidelis)
+  let list: Scenario[] = []
+  let userId = ""
+  const ours = new Map<string, Map<string, Pass>>()
+  for (const limiter of limiters) {
+    const fidelis = await start("apps/server/src/main.ts", [], {
+      ...db.env,
+      ...LIMITERS[limiter],
+      PORT: "0",
+      FIDELIS_DEMO: "0",
+      FIDELIS_ADMIN_KEY: adminKey,
+      // Budgets out of the way: every request counts as in production, none is refused.
+      FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000",
+      FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
+      FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "100000000",
+      FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "100000000"
+    })
+    try {
+      const url = `http://127.0.0.1:${fidelis.port}`
+      const key = await createKey(url, adminKey, seeded.empresaId)
+      const user = await signIn(url)
+      userId = user.userId
+      list = pick(
+        scenarios({
+          clientIds: seeded.clientIds,
+          slug: seeded.slug,
+          rewardId: seeded.rewardId,
+          questId: await activeQuest(url, seeded.slug),
+          token: user.token
+        })
+      )
+      ours.set(limiter, await measureAll(fidelis, list, "fidelis", { "x-api-key": key }))
+    } finally {
+      await stop(fidelis)
+    }
   }
-  const baseline = await start("bench/baseline.ts", [], { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId })
-  let base: Map<string, Measure>
+  const baseline = await start("bench/baseline.ts", [], {
+    ...db.env,
+    BENCH_EMPRESA_ID: seeded.empresaId,
+    BENCH_USER_ID: userId
+  })
+  let base: Map<string, Pass>
   try {
     base = await measureAll(baseline, list, "baseline", {})
   } finally {
     await stop(baseline)
   }
-  return list.map(({ name }) => {
-    const f = ours.get(name)!
-    const b = base.get(name)!
-    const ratio = b.rps > 0 ? f.rps / b.rps : 0
-    const cpuRatio = f.cpuMsPerRequest && b.cpuMsPerRequest ? b.cpuMsPerRequest / f.cpuMsPerRequest : undefined
-    process.stdout.write(
-      `${name.padEnd(25)} ${report("fidelis", f)} | ${report("baseline", b)} | ratio ${(ratio * 100).toFixed(0)}%` +
-        (cpuRatio === undefined ? "" : ` (by CPU per request ${(cpuRatio * 100).toFixed(0)}%)`) +
-        "\n"
-    )
-    return { database: db.name, operation: name, fidelis: f, baseline: b, ratio, cpuRatio }
-  })
+  return limiters.flatMap((limiter) =>
+    list.map(({ name }) => {
+      const operation = limiters.length > 1 ? `${name}[${limiter}]` : name
+      const f = ours.get(limiter)!.get(name)!
+      const b = base.get(name)!
+      const ratio = b.rps > 0 ? f.rps / b.rps : 0
+      const cpuRatio = f.cpuMsPerRequest && b.cpuMsPerRequest ? b.cpuMsPerRequest / f.cpuMsPerRequest : undefined
+      process.stdout.write(
+        `${operation.padEnd(25)} ${report("fidelis", f)} | ${report("baseline", b)} | ` +
+          `ratio ${(ratio * 100).toFixed(0)}%` +
+          (cpuRatio === undefined ? "" : ` (by CPU per request ${(cpuRatio * 100).toFixed(0)}%)`) +
+          (f.steady ? "" : ` MEMORY GREW across passes (${f.warmup?.after} -> ${f.memory?.after} MB)`) +
+          "\n"
+      )
+      return { database: db.name, operation, limiter, fidelis: f, baseline: b, ratio, cpuRatio }
+    })
+  )
 }
 
 const selected = args.db === "both" ? ["pglite", "postgres"] : [args.db]
@@ -366,5 +530,5 @@ for (const name of selected) {
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true })
 const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`
-writeFileSync(file, JSON.stringify({ node: process.version, duration, connections, results }, null, 2))
+writeFileSync(file, JSON.stringify({ node: process.version, duration, connections, limiters, results }, null, 2))
 process.stdout.write(`\nwritten ${file}\n`)

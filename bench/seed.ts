@@ -8,7 +8,7 @@
  *   Each step runs once: a re-run tops up only what is missing.
  */
 import { SqlClient } from "@effect/sql"
-import { configFromEnv, Empresas, makeRuntime, Quests, type EmpresaId } from "@fidelis/core"
+import { configFromEnv, Empresas, hashPassword, makeRuntime, Quests, type EmpresaId } from "@fidelis/core"
 import cliProgress from "cli-progress"
 import { Effect, LogLevel } from "effect"
 
@@ -251,6 +251,46 @@ const seedSurveyResponses = (empresaId: EmpresaId, size: SeedSize) =>
     bar.stop()
   })
 
+/** The end user the bench signs in as, and the CNPJ its receipts name (valid check digits). */
+export const BENCH_USER = { email: "bench-user@example.com", password: "bench-password" } as const
+export const BENCH_CNPJ = "11222333000181"
+
+/**
+ * What the end-user paths need, added once: a verified account that is a client of the tenant
+ * with points for any run (a billion, each redemption spends one), a one-point reward without
+ * stock or per-user limits, and the tenant's CNPJ so its receipts find it. Cheap password cost:
+ * the bench measures requests with a token, not signing in.
+ */
+const seedEndUser = (empresaId: EmpresaId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [existing] = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(email) = ${BENCH_USER.email}`
+    if (existing === undefined) {
+      const passwordHash = yield* hashPassword(BENCH_USER.password, 10)
+      yield* sql`
+        WITH u AS (
+          INSERT INTO users (email, nome, password_hash, referral_code, email_verified_at)
+          VALUES (${BENCH_USER.email}, 'Bench User', ${passwordHash}, 'BENCHUSER', now())
+          RETURNING id, email, nome
+        ), c AS (
+          INSERT INTO clients (empresa_id, user_id, nome, email, balance, total_earned)
+          SELECT ${empresaId}, id, nome, email, 1000000000, 1000000000 FROM u
+          RETURNING id, balance
+        )
+        INSERT INTO points_ledger (empresa_id, client_id, kind, points, balance_after, source)
+        SELECT ${empresaId}, id, 'credit', balance, balance, 'bench' FROM c`
+      const [product] = yield* sql<{ id: string }>`
+        INSERT INTO products (empresa_id, name, points_cost) VALUES (${empresaId}, 'Bench reward', 1) RETURNING id`
+      yield* sql`
+        INSERT INTO rewards (empresa_id, product_id, pontos_necessarios) VALUES (${empresaId}, ${product!.id}, 1)`
+      yield* sql`UPDATE empresas SET cnpj = ${BENCH_CNPJ} WHERE id = ${empresaId}`
+    }
+    const [reward] = yield* sql<{ id: string }>`
+      SELECT r.id FROM rewards r JOIN products p ON p.empresa_id = r.empresa_id AND p.id = r.product_id
+      WHERE r.empresa_id = ${empresaId} AND p.name = 'Bench reward'`
+    return reward!.id
+  })
+
 /** Creates (or finds) the bench tenant and fills it once; returns its id and a sample of client ids. */
 export const seedLarge = (size: SeedSize = LARGE) =>
   Effect.gen(function* () {
@@ -298,13 +338,14 @@ export const seedLarge = (size: SeedSize = LARGE) =>
       yield* seedSurveyResponses(empresa.id, size)
       changed = true
     }
+    const rewardId = yield* seedEndUser(empresa.id)
     // VACUUM, not only ANALYZE: index-only scans need the visibility map, and PGlite runs no
     // autovacuum (without it the overview read the heap and took over a second).
     if (changed) yield* sql`VACUUM ANALYZE`
     const sample = yield* sql<{
       id: string
     }>`SELECT id FROM clients WHERE empresa_id = ${empresa.id} ORDER BY id LIMIT 200`
-    return { empresaId: empresa.id, clientIds: sample.map((c) => c.id) }
+    return { empresaId: empresa.id, slug: BENCH_SLUG, clientIds: sample.map((c) => c.id), rewardId }
   })
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -18,6 +18,11 @@ export interface CoreConfig {
   readonly databaseDirectUrl?: string | undefined
   /** Where the embedded database lives, an absolute path (see `resolveDataDir`); `memory://` for a throwaway one. */
   readonly dataDir: string
+  /**
+   * `redis://…`: the rate limits count in Redis (one budget across every process that shares it);
+   * undefined: in Postgres, or in memory on the embedded database.
+   */
+  readonly redisUrl?: string | undefined
   /** Accepted as an admin-scope key so a fresh install can bootstrap. */
   readonly adminKey: Redacted.Redacted<string> | undefined
   /** Requests per minute per company API key (spec section 8). */
@@ -156,6 +161,12 @@ const EnvSchema = z.object({
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_DIRECT_URL: postgresUrl("DATABASE_DIRECT_URL"),
   FIDELIS_DATA_DIR: z.string().min(1).default("data"),
+  REDIS_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^rediss?:\/\/[^/]/, "REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379")
+      .optional()
+  ),
   FIDELIS_ADMIN_KEY: z.string().min(16, "FIDELIS_ADMIN_KEY must be at least 16 characters").optional(),
   FIDELIS_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: positiveInt(600),
@@ -226,6 +237,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     databaseUrl: e.DATABASE_URL,
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: resolveDataDir(e.FIDELIS_DATA_DIR),
+    redisUrl: e.REDIS_URL,
     adminKey: e.FIDELIS_ADMIN_KEY ? Redacted.make(e.FIDELIS_ADMIN_KEY) : undefined,
     rateLimitPerMinute: e.FIDELIS_RATE_LIMIT_PER_MINUTE,
     adminRateLimitPerMinute: e.FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE,

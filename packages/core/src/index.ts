@@ -2,6 +2,10 @@ export { ApiKeys } from "./auth/service.js"
 export { Empresas } from "./empresas/service.js"
 export { Quests } from "./quests/service.js"
 export { Surveys } from "./surveys/service.js"
+export { Accounts } from "./accounts/service.js"
+export { hashPassword } from "./accounts/passwords.js"
+export { Nfce } from "./nfce/service.js"
+export { Redemptions } from "./redemptions/service.js"
 export {
   ActiveSurvey,
   ContactResult,
