@@ -10,6 +10,8 @@ import { parseTrustedProxies, type TrustedProxies } from "./auth/address.js"
 export interface CoreConfig {
   /** `postgres://…` for a real server; undefined for the embedded PGlite. */
   readonly databaseUrl: string | undefined
+  /** FIDELIS_TRACING=1: services' spans are recorded, so a 5xx's logged cause names the calls it failed in. */
+  readonly tracing: boolean
   /** Where the embedded database lives, an absolute path (see `resolveDataDir`); `memory://` for a throwaway one. */
   readonly dataDir: string
   /** Accepted as an admin-scope key so a fresh install can bootstrap. */
@@ -146,6 +148,7 @@ const EnvSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   FIDELIS_DATA_DIR: z.string().min(1).default("data"),
+  FIDELIS_TRACING: z.enum(["0", "1", "false", "true"]).default("0"),
   FIDELIS_ADMIN_KEY: z.string().min(16, "FIDELIS_ADMIN_KEY must be at least 16 characters").optional(),
   FIDELIS_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: positiveInt(600),
@@ -212,6 +215,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
   const e = parsed.data
   return {
     databaseUrl: e.DATABASE_URL,
+    tracing: e.FIDELIS_TRACING === "1" || e.FIDELIS_TRACING === "true",
     dataDir: resolveDataDir(e.FIDELIS_DATA_DIR),
     adminKey: e.FIDELIS_ADMIN_KEY ? Redacted.make(e.FIDELIS_ADMIN_KEY) : undefined,
     rateLimitPerMinute: e.FIDELIS_RATE_LIMIT_PER_MINUTE,

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Exit, Runtime } from "effect"
 import { Config } from "../config.js"
+import { span } from "../tracing.js"
 
 /** The state of one budget after counting a request, as the `X-RateLimit-*` headers show it. */
 export interface RateWindow {
@@ -79,10 +80,10 @@ const sharedCounters = Effect.gen(function* () {
         queues.set(bucket, queue)
         queue.pending.push({ limit, resume })
         if (!queue.flushing) flush(bucket)
-      }).pipe(Effect.withSpan("RateLimiter.hit")),
+      }).pipe(span("RateLimiter.hit")),
     sweep: sql`DELETE FROM rate_limit_counters WHERE window_start < now() - interval '2 minutes'`.pipe(
       Effect.asVoid,
-      Effect.withSpan("RateLimiter.sweep")
+      span("RateLimiter.sweep")
     )
   })
 })
