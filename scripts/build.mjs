@@ -1,5 +1,5 @@
 // Compiles the server and the CLI to JavaScript (apps/server/dist, packages/cli/dist): one ES module
-// each, the workspace's TypeScript bundled in, npm dependencies left to node_modules. Runs on
+// each, with the workspace's TypeScript bundled in (and, for the CLI, its npm dependencies). Runs on
 // `npm install` (postinstall), before `npm start` and before the tests; esbuild takes about a second.
 // docs/decisions.md, "Compiled JavaScript for the server and the CLI".
 import { build } from "esbuild"
@@ -10,10 +10,21 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 const TARGETS = [
-  { entry: "apps/server/src/main.ts", outfile: "apps/server/dist/main.js", sourcemap: true },
-  // No source map: loading one would cost the CLI part of the start-up it is compiled for.
-  { entry: "packages/cli/src/main.ts", outfile: "packages/cli/dist/main.js", sourcemap: false }
+  { entry: "apps/server/src/main.ts", outfile: "apps/server/dist/main.js", sourcemap: true, dependencies: "outside" },
+  // Start-up is what the CLI is compiled for: its npm dependencies are bundled in too (resolving and
+  // compiling ~2,000 modules one by one was a third of it), and it loads no source map.
+  { entry: "packages/cli/src/main.ts", outfile: "packages/cli/dist/main.js", sourcemap: false, dependencies: "inside" }
 ]
+
+/**
+ * Packages that stay outside even a self-contained bundle: PGlite and its socket server load their
+ * WebAssembly and data files from beside their own modules.
+ */
+const ALWAYS_OUTSIDE = ["@electric-sql/*", "pg-native"]
+
+/** `require` for the CommonJS dependencies bundled into an ES module. */
+const REQUIRE_SHIM = `import { createRequire as __createRequire } from "node:module";
+const require = __createRequire(import.meta.url);`
 
 /**
  * An npm dependency stays an import when the bundle finds the same copy from its own folder; one
@@ -68,14 +79,18 @@ const common = {
   logLevel: "warning"
 }
 
-const compile = async ({ entry, outfile, sourcemap }) => {
+const compile = async ({ entry, outfile, sourcemap, dependencies }) => {
   const outdir = dirname(join(ROOT, outfile))
   const modules = []
-  const plugins = [dependenciesOutside(outdir), sourceRelativeUrls(outdir, modules)]
-  await build({ ...common, entryPoints: [entry], outfile, sourcemap, plugins })
+  const options =
+    dependencies === "inside"
+      ? { ...common, sourcemap, external: ALWAYS_OUTSIDE, banner: { js: REQUIRE_SHIM } }
+      : { ...common, sourcemap, plugins: [dependenciesOutside(outdir)] }
+  const plugins = [...(options.plugins ?? []), sourceRelativeUrls(outdir, modules)]
+  await build({ ...options, entryPoints: [entry], outfile, plugins })
   for (const { from, to } of modules) {
     const entryPoints = (await readdir(from)).filter((file) => file.endsWith(".ts")).map((file) => join(from, file))
-    await build({ ...common, entryPoints, outdir: to, sourcemap, plugins })
+    await build({ ...options, entryPoints, outdir: to, plugins })
   }
 }
 
