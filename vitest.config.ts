@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...(process.env["TEST_DATABASE_URL"] ? DATABASE_AGNOSTIC : [])],
+    // `npm start` and the `fidelis` binary run compiled JavaScript (scripts/build.mjs).
+    globalSetup: ["test/support/build.ts"],
     // Black-box suites start real server processes and databases; two files at a time fit 2 cores.
     pool: "forks",
     maxWorkers: 2,

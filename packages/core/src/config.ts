@@ -16,6 +16,8 @@ export interface CoreConfig {
    * `directDatabaseUrl`.
    */
   readonly databaseDirectUrl?: string | undefined
+  /** FIDELIS_TRACING=1: services' spans are recorded, so a 5xx's logged cause names the calls it failed in. */
+  readonly tracing: boolean
   /** Where the embedded database lives, an absolute path (see `resolveDataDir`); `memory://` for a throwaway one. */
   readonly dataDir: string
   /**
@@ -167,6 +169,7 @@ const EnvSchema = z.object({
       .regex(/^rediss?:\/\/[^/]/, "REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379")
       .optional()
   ),
+  FIDELIS_TRACING: z.enum(["0", "1", "false", "true"]).default("0"),
   FIDELIS_ADMIN_KEY: z.string().min(16, "FIDELIS_ADMIN_KEY must be at least 16 characters").optional(),
   FIDELIS_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: positiveInt(600),
@@ -236,6 +239,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
   return {
     databaseUrl: e.DATABASE_URL,
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    tracing: e.FIDELIS_TRACING === "1" || e.FIDELIS_TRACING === "true",
     dataDir: resolveDataDir(e.FIDELIS_DATA_DIR),
     redisUrl: e.REDIS_URL,
     adminKey: e.FIDELIS_ADMIN_KEY ? Redacted.make(e.FIDELIS_ADMIN_KEY) : undefined,

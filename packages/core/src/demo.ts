@@ -22,6 +22,7 @@ import { CreateCampaignInput } from "./referrals/contracts.js"
 import { ReferralCampaigns } from "./referrals/service.js"
 import { CreateRewardInput } from "./rewards/contracts.js"
 import { Rewards } from "./rewards/service.js"
+import { span } from "./tracing.js"
 
 /**
  * The demo tenant `npm start` creates on an empty embedded database: a small café with five weeks
@@ -406,7 +407,7 @@ export const seedDemoIfEmpty = Effect.gen(function* () {
       return existing?.any ? undefined : yield* seed
     })
   )
-}).pipe(Effect.withSpan("demo.seed"))
+}).pipe(span("demo.seed"))
 
 /** Readiness: the database answers. */
 export const databaseReady = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(Effect.asVoid)

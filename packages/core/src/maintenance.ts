@@ -3,6 +3,7 @@ import { RateLimiter } from "./auth/rate-limiter.js"
 import { Coupons } from "./coupons/service.js"
 import { Idempotency } from "./idempotency/service.js"
 import { Redemptions } from "./redemptions/service.js"
+import { span } from "./tracing.js"
 
 /**
  * Expires overdue coupons and redemptions and drops expired idempotency records and rate-limit windows; safe to
@@ -10,4 +11,4 @@ import { Redemptions } from "./redemptions/service.js"
  */
 export const sweepExpired = Effect.all([Coupons.sweep, Redemptions.sweep, RateLimiter.sweep, Idempotency.sweep], {
   discard: true
-}).pipe(Effect.withSpan("maintenance.sweep"))
+}).pipe(span("maintenance.sweep"))

@@ -3,6 +3,7 @@ import { Database } from "@fidelis/db"
 import { Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { behindPooler, Config, type CoreConfig } from "./config.js"
 import { jsonLines } from "./log.js"
+import { tracingLayer } from "./tracing.js"
 import * as accounts from "./accounts/index.js"
 import * as auth from "./auth/index.js"
 import * as cart from "./cart/index.js"
@@ -69,9 +70,10 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
     Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, pooled: behindPooler(config) })
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
-  const logging = Layer.merge(
+  const logging = Layer.mergeAll(
     Logger.replace(Logger.defaultLogger, jsonLines),
-    Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info)
+    Logger.minimumLogLevel(options.logLevel ?? LogLevel.Info),
+    tracingLayer(config.tracing)
   )
   return domainLayer.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
 }

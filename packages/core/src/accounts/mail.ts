@@ -6,6 +6,7 @@ import { JobFailed, type ClaimedJob, type JobDone } from "../jobs/contracts.js"
 import type { JobHandler } from "../jobs/worker.js"
 import type { UserId } from "../ids.js"
 import { AccessTokens } from "./tokens.js"
+import { span } from "../tracing.js"
 
 /** The queue account emails travel on (apart from the empresas' outbox: a user belongs to no empresa). */
 export const ACCOUNT_MAIL_QUEUE = "account_email"
@@ -71,7 +72,7 @@ export class AccountMail extends Effect.Service<AccountMail>()("core/AccountMail
         return {} satisfies JobDone
       }).pipe(
         Effect.catchTag("SqlError", (error) => Effect.fail(new JobFailed({ message: error.message }))),
-        Effect.withSpan("AccountMail.deliver")
+        span("AccountMail.deliver")
       )
 
     return {

@@ -20,6 +20,7 @@ import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
 import { hashPassword, verifyPassword } from "./passwords.js"
 import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
+import { traced } from "../tracing.js"
 
 const DAY = 24 * 60 * 60
 
@@ -98,7 +99,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * Creates the account, or claims the password-less user row a company's client with this email
      * made (docs/decisions.md "Account linking"): its clients' balances show once the email is verified.
      */
-    const register = Effect.fn("Accounts.register")(function* (input: RegisterInput) {
+    const register = traced("Accounts.register")(function* (input: RegisterInput) {
       const passwordHash = yield* hashPassword(input.password, config.passwordCost)
       return yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -143,7 +144,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     })
 
     /** One answer for an unknown email and a wrong password; failures count towards the slow-down. */
-    const login = Effect.fn("Accounts.login")(function* (input: LoginInput, address: string | undefined) {
+    const login = traced("Accounts.login")(function* (input: LoginInput, address: string | undefined) {
       const subjects = throttle.subjectsOf(input.email, address)
       yield* throttle.check(subjects)
       const [user] = yield* sql<UserRow>`
@@ -165,7 +166,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * with one token exactly one rotates it; every other presentation of a rotated token (a replay,
      * or one of those concurrent losers) revokes the whole family, the new token included.
      */
-    const refresh = Effect.fn("Accounts.refresh")(function* (token: string) {
+    const refresh = traced("Accounts.refresh")(function* (token: string) {
       const hash = sha256(token)
       const rotated = yield* sql.withTransaction(
         Effect.gen(function* () {
@@ -186,7 +187,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     })
 
     /** Ends the session the token belongs to; an unknown token changes nothing and says so no differently. */
-    const logout = Effect.fn("Accounts.logout")(function* (token: string) {
+    const logout = traced("Accounts.logout")(function* (token: string) {
       yield* sql`
         UPDATE refresh_tokens SET revoked_at = now()
         WHERE revoked_at IS NULL
@@ -195,7 +196,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     })
 
     /** The user an access token names; refusals carry the reason for the WWW-Authenticate header. */
-    const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {
+    const authenticate = traced("Accounts.authenticate")(function* (token: string) {
       const payload = yield* tokens.verify(token, "access").pipe(
         Effect.mapError(
           (failure) =>
@@ -210,7 +211,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return user.id
     })
 
-    const me = Effect.fn("Accounts.me")(function* (userId: UserId) {
+    const me = traced("Accounts.me")(function* (userId: UserId) {
       const [row] = yield* sql<Omit<UserProfile, "stats"> & UserProfile["stats"]>`
         SELECT u.id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.nome, u.telefone, u.cpf,
                u.avatar_url, u.referral_code, u.created_at, u.updated_at,
@@ -226,7 +227,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return { ...profile, stats: { total_points, total_stores, total_referrals, total_rewards_redeemed } }
     })
 
-    const updateProfile = Effect.fn("Accounts.updateProfile")(function* (userId: UserId, input: UpdateProfileInput) {
+    const updateProfile = traced("Accounts.updateProfile")(function* (userId: UserId, input: UpdateProfileInput) {
       const changes = {
         ...(input.nome !== undefined && { nome: input.nome }),
         ...(input.telefone !== undefined && { telefone: input.telefone }),
@@ -256,7 +257,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       sql`UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
           WHERE id = ${userId} AND lower(email) = lower(${email})`
 
-    const verifyEmail = Effect.fn("Accounts.verifyEmail")(function* (token: string) {
+    const verifyEmail = traced("Accounts.verifyEmail")(function* (token: string) {
       yield* sql.withTransaction(
         Effect.gen(function* () {
           const { user_id, email } = yield* consume(token, "verify_email")
@@ -267,7 +268,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     })
 
     /** Always the same answer, whether or not the email has an account (no enumeration). */
-    const requestPasswordReset = Effect.fn("Accounts.requestPasswordReset")(function* (email: string) {
+    const requestPasswordReset = traced("Accounts.requestPasswordReset")(function* (email: string) {
       yield* sql.withTransaction(
         Effect.gen(function* () {
           const [user] = yield* sql<{ id: UserId; email: string }>`
@@ -282,7 +283,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * Sets a new password and ends every session. The link proves the mailbox is the account's, so
      * the email counts as verified, and the account's login lockout is lifted.
      */
-    const resetPassword = Effect.fn("Accounts.resetPassword")(function* (token: string, password: string) {
+    const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
       const passwordHash = yield* hashPassword(password, config.passwordCost)
       const address = yield* sql.withTransaction(
         Effect.gen(function* () {

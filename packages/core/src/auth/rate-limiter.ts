@@ -4,6 +4,7 @@ import { Effect, Exit, Runtime, type Scope } from "effect"
 import { Redis } from "ioredis"
 import { Config } from "../config.js"
 import { Unavailable } from "../errors.js"
+import { span } from "../tracing.js"
 
 /** The state of one budget after counting a request, as the `X-RateLimit-*` headers show it. */
 export interface RateWindow {
@@ -83,7 +84,7 @@ const batched = (increment: (bucket: string, n: number) => Effect.Effect<Increme
         queues.set(bucket, queue)
         queue.pending.push({ limit, resume })
         if (!queue.flushing) flush(bucket)
-      }).pipe(Effect.withSpan("RateLimiter.hit"))
+      }).pipe(span("RateLimiter.hit"))
   })
 
 /**
@@ -106,7 +107,7 @@ const postgresCounters = Effect.gen(function* () {
   const { sweep } = sqlErrorsAsDefects({
     sweep: sql`DELETE FROM rate_limit_counters WHERE window_start < now() - interval '2 minutes'`.pipe(Effect.asVoid)
   })
-  return { hit: yield* batched(increment), sweep: sweep.pipe(Effect.withSpan("RateLimiter.sweep")) }
+  return { hit: yield* batched(increment), sweep: sweep.pipe(span("RateLimiter.sweep")) }
 })
 
 /**

@@ -8,6 +8,7 @@ import type { EmpresaId, KeyId } from "../ids.js"
 import { AuthCache } from "./cache.js"
 import type { Credentials, Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/
 
@@ -78,7 +79,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const cache = yield* AuthCache
 
     /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
-    const authenticate = Effect.fn("ApiKeys.authenticate")(function* (key: string) {
+    const authenticate = traced("ApiKeys.authenticate")(function* (key: string) {
       if (config.adminKey !== undefined && sameSecret(key, Redacted.value(config.adminKey))) {
         return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" } as const
       }
@@ -123,7 +124,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return authenticated
     })
 
-    const create = Effect.fn("ApiKeys.create")(function* (
+    const create = traced("ApiKeys.create")(function* (
       empresaId: EmpresaId,
       input: { name: string; scope: ApiKeyScope }
     ) {
@@ -138,7 +139,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return { ...toRecord(row), key } satisfies ApiKeyCreated
     })
 
-    const list = Effect.fn("ApiKeys.list")(function* (empresaId: EmpresaId) {
+    const list = traced("ApiKeys.list")(function* (empresaId: EmpresaId) {
       const [exists] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM empresas WHERE id = ${empresaId}`
       if (!exists?.n) return yield* new NotFound({ resource: "Empresa", id: empresaId })
       const rows = yield* sql<ApiKeyRow>`
@@ -147,7 +148,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     })
 
     /** Revoking is idempotent: a revoked key comes back as it is, with its first revocation time. */
-    const revoke = Effect.fn("ApiKeys.revoke")(function* (keyId: KeyId) {
+    const revoke = traced("ApiKeys.revoke")(function* (keyId: KeyId) {
       const rows = yield* sql<ApiKeyRow>`
         UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${keyId} RETURNING *`.pipe(
         cache.keyChange(keyId)

@@ -10,6 +10,7 @@ import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Redemptions } from "../redemptions/service.js"
 import type { AddToCartInput, Cart, CartId, CheckoutInput, CheckoutResult } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /**
  * A user's cart per store, ordered with points (design.md "End user"): one open cart per user and
@@ -34,7 +35,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
         WHERE ci.cart_id = ${cartId}`.pipe(Effect.map(([row]) => row!.total))
 
     /** Adds units to the open cart (made on the first add); the product must be active with the stock. */
-    const add = Effect.fn("Carts.add")(function* (userId: UserId, input: AddToCartInput) {
+    const add = traced("Carts.add")(function* (userId: UserId, input: AddToCartInput) {
       const product = yield* products.get(input.store_id, input.product_uid)
       if (!product.active) {
         return yield* new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${product.name} is not active` })
@@ -67,7 +68,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
       } as const
     }, sql.withTransaction)
 
-    const get = Effect.fn("Carts.get")(function* (userId: UserId, storeId: EmpresaId) {
+    const get = traced("Carts.get")(function* (userId: UserId, storeId: EmpresaId) {
       yield* empresas.get(storeId)
       const balance = (yield* userClientAt(userId, storeId))?.balance ?? 0
       const [cart] = yield* sql<{ id: CartId }>`
@@ -98,7 +99,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
      * deadlock) at today's price; the coupon's points pay first and it is marked used; the rest is
      * spent. Lock order: cart, products, coupon, client.
      */
-    const checkout = Effect.fn("Carts.checkout")(function* (userId: UserId, input: CheckoutInput) {
+    const checkout = traced("Carts.checkout")(function* (userId: UserId, input: CheckoutInput) {
       const [cart] = yield* sql<{ empresa_id: EmpresaId }>`
         UPDATE carts SET status = 'checked_out', updated_at = now()
         WHERE id = ${input.cart_id} AND user_id = ${userId} AND status = 'open'

@@ -15,6 +15,7 @@ import {
   type ImportRowResult,
   type ListClientsInput
 } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, created_at, updated_at"
 
@@ -56,7 +57,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(CLIENT_COLUMNS)
 
-    const list = Effect.fn("Clients.list")(function* (empresaId: EmpresaId, input: ListClientsInput) {
+    const list = traced("Clients.list")(function* (empresaId: EmpresaId, input: ListClientsInput) {
       const term = input.search ? `%${escapeLike(input.search.toLowerCase())}%` : undefined
       const digits = input.search ? digitsOnly(input.search) : ""
       const digitTerm = digits.length >= 3 ? `%${digits}%` : undefined
@@ -77,7 +78,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
       return pageOf(rows, count?.total ?? 0, input.page, input.per_page)
     })
 
-    const get = Effect.fn("Clients.get")(function* (empresaId: EmpresaId, clientId: ClientId) {
+    const get = traced("Clients.get")(function* (empresaId: EmpresaId, clientId: ClientId) {
       const [row] =
         yield* sql<Client>`SELECT ${columns} FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
@@ -88,7 +89,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
      * Links the person to this empresa. An email that already has an end-user account links that
      * account; without an email a technical login id is provisioned (design.md section 3).
      */
-    const create = Effect.fn("Clients.create")(function* (empresaId: EmpresaId, input: CreateClientInput) {
+    const create = traced("Clients.create")(function* (empresaId: EmpresaId, input: CreateClientInput) {
       const login = loginOf(input.email)
       const [user] = yield* sql<{ id: string }>`
         INSERT INTO users (email, nome, telefone, cpf, referral_code)
@@ -119,7 +120,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
      * a client of the empresa (or appears on an earlier row of the batch) is skipped, so re-running
      * an import creates nothing twice.
      */
-    const importMany = Effect.fn("Clients.import")(function* (empresaId: EmpresaId, input: ImportClientsInput) {
+    const importMany = traced("Clients.import")(function* (empresaId: EmpresaId, input: ImportClientsInput) {
       const results: Array<ImportRowResult> = []
       const candidates: Array<{ index: number; data: CreateClientInput }> = []
       input.rows.forEach((row, index) => {

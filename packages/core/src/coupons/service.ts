@@ -11,6 +11,7 @@ import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { recordEvent } from "../timeline/events.js"
 import type { Coupon, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
+import { traced, span } from "../tracing.js"
 
 /** `coupons.valor` is numeric(12, 2): a value that rounds above 9,999,999,999.99 BRL does not fit. */
 const VALOR_LIMIT = 9_999_999_999.995
@@ -85,7 +86,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       sql`UPDATE coupons SET status = 'expired'
           WHERE empresa_id = ${empresaId} AND status = 'active' AND expires_at <= now() AND ${scope}`
 
-    const get = Effect.fn("Coupons.get")(function* (empresaId: EmpresaId, uid: CouponUid) {
+    const get = traced("Coupons.get")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const [row] = yield* sql<Coupon>`
         WITH expired AS (${expireOverdue(empresaId, sql`uid = ${uid}`)})
         SELECT ${columns} FROM coupons WHERE empresa_id = ${empresaId} AND uid = ${uid}`
@@ -93,7 +94,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       return row
     })
 
-    const list = Effect.fn("Coupons.list")(function* (empresaId: EmpresaId, input: ListCouponsInput) {
+    const list = traced("Coupons.list")(function* (empresaId: EmpresaId, input: ListCouponsInput) {
       const filters = [
         sql`empresa_id = ${empresaId}`,
         ...(input.client_id === undefined ? [] : [sql`client_id = ${input.client_id}`]),
@@ -115,7 +116,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * One unit of an active product, taken from stock by the products service (never oversold);
      * its row stays locked until the coupon is written, so the price and cost hold steady.
      */
-    const takeProduct = Effect.fn("Coupons.takeProduct")(function* (empresaId: EmpresaId, productId: ProductId) {
+    const takeProduct = traced("Coupons.takeProduct")(function* (empresaId: EmpresaId, productId: ProductId) {
       const product = yield* products.get(empresaId, productId)
       if (!product.active) {
         return yield* new Conflict({ code: "PRODUCT_INACTIVE", message: `Product ${productId} is not active` })
@@ -131,7 +132,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
     })
 
     /** Writes the coupon under a fresh code; a taken code (rare) is retried without aborting the transaction. */
-    const insert = Effect.fn("Coupons.insert")(function* (
+    const insert = traced("Coupons.insert")(function* (
       empresaId: EmpresaId,
       clientId: ClientId,
       offer: Offer,
@@ -154,7 +155,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * Spends the client's points on a coupon worth money (`points`) or one unit of a product
      * (`product_id`), in one transaction: stock, coupon, debit and timeline event all or nothing.
      */
-    const generate = Effect.fn("Coupons.generate")(function* (empresaId: EmpresaId, input: GenerateCouponInput) {
+    const generate = traced("Coupons.generate")(function* (empresaId: EmpresaId, input: GenerateCouponInput) {
       // The client first, so an unknown client is a 404 whatever the product's state.
       yield* points.balance(empresaId, input.client_id)
       const settings = settingsOf(yield* empresas.get(empresaId))
@@ -214,7 +215,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         RETURNING ${columns}`.pipe(Effect.map(([coupon]) => coupon))
 
     /** active -> used, with its timeline event; undefined when the coupon was not usable. */
-    const markUsed = Effect.fn("Coupons.markUsed")(function* (empresaId: EmpresaId, uid: CouponUid) {
+    const markUsed = traced("Coupons.markUsed")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const used = yield* leaveActive(empresaId, uid, "used")
       if (used === undefined) return undefined
       // No points move, but the client's timeline tells the coupon's whole story.
@@ -234,7 +235,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
      * active -> cancelled: the points come back and a product's unit returns to stock, in the same
      * transaction; undefined when the coupon was not cancellable.
      */
-    const markCancelled = Effect.fn("Coupons.markCancelled")(function* (empresaId: EmpresaId, uid: CouponUid) {
+    const markCancelled = traced("Coupons.markCancelled")(function* (empresaId: EmpresaId, uid: CouponUid) {
       const cancelled = yield* leaveActive(empresaId, uid, "cancelled")
       if (cancelled === undefined) return undefined
       // Product before client: the lock order of generate, so the two never deadlock.
@@ -271,18 +272,18 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
 
     /** use_coupon (`use` is taken by Effect.Service): using a used coupon again returns it as it is. */
     const redeem = (empresaId: EmpresaId, uid: CouponUid) =>
-      settle("used", markUsed)(empresaId, uid).pipe(Effect.withSpan("Coupons.redeem"))
+      settle("used", markUsed)(empresaId, uid).pipe(span("Coupons.redeem"))
 
     /** Cancelling a cancelled coupon returns it as it is. */
     const cancel = (empresaId: EmpresaId, uid: CouponUid) =>
-      settle("cancelled", markCancelled)(empresaId, uid).pipe(Effect.withSpan("Coupons.cancel"))
+      settle("cancelled", markCancelled)(empresaId, uid).pipe(span("Coupons.cancel"))
 
     /**
      * Uses a client's own active coupon inside the caller's transaction (a cart's checkout): unlike
      * `redeem`, a coupon already used is a refusal, since it cannot pay twice. Another client's
      * coupon is as unknown as a missing one.
      */
-    const useFor = Effect.fn("Coupons.useFor")(function* (empresaId: EmpresaId, uid: CouponUid, clientId: ClientId) {
+    const useFor = traced("Coupons.useFor")(function* (empresaId: EmpresaId, uid: CouponUid, clientId: ClientId) {
       const coupon = yield* get(empresaId, uid)
       if (coupon.client_id !== clientId) return yield* new NotFound({ resource: "Coupon", id: uid })
       const used = yield* markUsed(empresaId, uid)
@@ -302,7 +303,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       )
       SELECT count(*)::int AS n FROM expired`.pipe(
       Effect.map(([row]) => row?.n ?? 0),
-      Effect.withSpan("Coupons.sweep")
+      span("Coupons.sweep")
     )
 
     return sqlErrorsAsDefects({ get, list, generate, redeem, cancel, useFor, sweep })

@@ -22,6 +22,7 @@ import {
 } from "./render.js"
 import { EmailTokens, type TokenKind } from "./tokens.js"
 import { Mailer } from "./transport.js"
+import { traced, span } from "../tracing.js"
 
 /** The queue the outbox's jobs travel on. */
 export const EMAIL_QUEUE = "email"
@@ -98,7 +99,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
      * Queues a message: its outbox row and the job that sends it, in the caller's transaction when
      * there is one, so the email exists exactly when the action that causes it committed.
      */
-    const enqueue = Effect.fn("Outbox.enqueue")(function* (email: NewEmail) {
+    const enqueue = traced("Outbox.enqueue")(function* (email: NewEmail) {
       const id = randomUUID() as EmailMessageId
       const jobId = yield* jobs.enqueue({
         queue: EMAIL_QUEUE,
@@ -116,7 +117,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
      * the grace period (FIDELIS_ALERT_GRACE_SECONDS) so a contact the respondent leaves meanwhile is
      * in it. Joins the caller's transaction. `queued` is false when the empresa set no alert address.
      */
-    const queueLowScoreAlert = Effect.fn("Outbox.queueLowScoreAlert")(function* (
+    const queueLowScoreAlert = traced("Outbox.queueLowScoreAlert")(function* (
       empresaId: EmpresaId,
       responseId: string
     ) {
@@ -132,7 +133,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
       return { queued: true as const, messageId: id }
     })
 
-    const get = Effect.fn("Outbox.get")(function* (empresaId: EmpresaId, messageId: EmailMessageId) {
+    const get = traced("Outbox.get")(function* (empresaId: EmpresaId, messageId: EmailMessageId) {
       const [row] = yield* sql<OutboxMessage>`
         SELECT ${columns} FROM email_messages m JOIN jobs j ON j.id = m.job_id
         WHERE m.empresa_id = ${empresaId} AND m.id = ${messageId}`
@@ -140,7 +141,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
       return row
     })
 
-    const list = Effect.fn("Outbox.list")(function* (empresaId: EmpresaId, input: ListMessagesInput) {
+    const list = traced("Outbox.list")(function* (empresaId: EmpresaId, input: ListMessagesInput) {
       const filters = [
         sql`m.empresa_id = ${empresaId}`,
         ...(input.status === undefined ? [] : [sql`m.status = ${input.status}`])
@@ -156,7 +157,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
     })
 
     /** Queues a test message to `to` or the empresa's alert address, to check the set-up end to end. */
-    const sendTest = Effect.fn("Outbox.sendTest")(function* (input: TestEmailInput) {
+    const sendTest = traced("Outbox.sendTest")(function* (input: TestEmailInput) {
       const empresaId = input.empresa_id
       // Looked up even when `to` is given: an unknown empresa is a 404, never a row without an owner.
       const empresa = yield* empresas.get(empresaId)
@@ -285,7 +286,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
         return { outcome: undefined } satisfies JobDone
       }).pipe(
         Effect.catchTag("SqlError", (error) => Effect.fail(new JobFailed({ message: error.message }))),
-        Effect.withSpan("Outbox.deliver")
+        span("Outbox.deliver")
       )
 
     /** The message's row says dead too once its job is (in the same transaction). */
@@ -315,7 +316,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
       })
 
     /** The open pixel: counts an open of the message, answers the GIF. */
-    const open = Effect.fn("Outbox.open")(function* (token: string) {
+    const open = traced("Outbox.open")(function* (token: string) {
       yield* record(yield* verified(token, "open"), "open")
       return { content_type: "image/gif", body_base64: PIXEL }
     })
@@ -324,7 +325,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
      * A tracked link: counts the click and redirects to the URL signed in the token, the only
      * target there is. Another parameter (`?url=…`) makes the link unknown, as an altered token does.
      */
-    const click = Effect.fn("Outbox.click")(function* (input: { token: string } & Record<string, unknown>) {
+    const click = traced("Outbox.click")(function* (input: { token: string } & Record<string, unknown>) {
       if (Object.keys(input).some((name) => name !== "token")) return yield* notFound()
       const claims = yield* verified(input.token, "click")
       if (claims.url === undefined) return yield* notFound()
@@ -342,7 +343,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
       })
 
     /** The unsubscribe page: asks to confirm with a POST; a GET changes nothing (scanners prefetch links). */
-    const unsubscribePageOf = Effect.fn("Outbox.unsubscribePage")(function* (token: string) {
+    const unsubscribePageOf = traced("Outbox.unsubscribePage")(function* (token: string) {
       const claims = yield* verified(token, "unsubscribe")
       const { to_address, empresa_name } = yield* recipientOf(claims)
       const [done] = yield* sql`
@@ -357,7 +358,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
      * Unsubscribes the message's recipient from the empresa's email (RFC 8058 one-click, or the
      * page's button): every later message to that address is suppressed. Idempotent.
      */
-    const unsubscribe = Effect.fn("Outbox.unsubscribe")(function* (token: string) {
+    const unsubscribe = traced("Outbox.unsubscribe")(function* (token: string) {
       const claims = yield* verified(token, "unsubscribe")
       const { to_address, empresa_name } = yield* recipientOf(claims)
       yield* sql.withTransaction(

@@ -5,6 +5,7 @@ import { AuthCache } from "../auth/cache.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import type { CreateEmpresaInput, Empresa, EmpresaSettings, UpdateEmpresaInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const duplicate = (constraint: string) =>
   constraint.includes("cnpj")
@@ -37,7 +38,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
      * Settings as stored: the time zone checked and spelled as the database spells it. `at` is where
      * the settings travelled in the request (the store profile sends its zone at the top level).
      */
-    const checkedSettings = Effect.fn("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(
+    const checkedSettings = traced("Empresas.checkedSettings")(function* <S extends EmpresaSettings | undefined>(
       settings: S,
       at: ReadonlyArray<string> = ["body", "settings"]
     ) {
@@ -57,7 +58,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return { ...settings, timezone }
     })
 
-    const create = Effect.fn("Empresas.create")(function* (input: CreateEmpresaInput) {
+    const create = traced("Empresas.create")(function* (input: CreateEmpresaInput) {
       const settings = yield* checkedSettings(input.settings)
       const [row] = yield* sql<Empresa>`
         INSERT INTO empresas (name, id_name, cnpj, plan, api_access, settings)
@@ -67,14 +68,14 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return row!
     })
 
-    const get = Effect.fn("Empresas.get")(function* (id: EmpresaId) {
+    const get = traced("Empresas.get")(function* (id: EmpresaId) {
       const [row] = yield* sql<Empresa>`SELECT * FROM empresas WHERE id = ${id}`
       if (row === undefined) return yield* new NotFound({ resource: "Empresa", id })
       return row
     })
 
     /** An empresa by UUID or by its public slug, as survey links and `--empresa` name it. */
-    const resolve = Effect.fn("Empresas.resolve")(function* (ref: string) {
+    const resolve = traced("Empresas.resolve")(function* (ref: string) {
       const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref)
       const [row] = isUuid
         ? yield* sql<Empresa>`SELECT * FROM empresas WHERE id = ${ref}`
@@ -83,7 +84,7 @@ export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {
       return row
     })
 
-    const update = Effect.fn("Empresas.update")(function* (input: UpdateEmpresaInput) {
+    const update = traced("Empresas.update")(function* (input: UpdateEmpresaInput) {
       const { empresa_id, settings: requested, ...fields } = input
       const settings = yield* checkedSettings(requested)
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))

@@ -6,6 +6,7 @@ import { Config } from "../config.js"
 import { Conflict, ValidationFailed } from "../errors.js"
 import type { IdempotentCall, IdempotentResult } from "./contracts.js"
 import { IDEMPOTENCY_KEY } from "./key.js"
+import { span } from "../tracing.js"
 
 /** Key order must not change the fingerprint of the same logical request. */
 const canonical = (value: unknown): unknown =>
@@ -85,14 +86,14 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
       }).pipe(
         sql.withTransaction,
         dieOnSqlError,
-        Effect.withSpan("Idempotency.once", { attributes: { operation: call.operation } })
+        span("Idempotency.once", { attributes: { operation: call.operation } })
       )
     }
 
     const sweep = sql`DELETE FROM idempotency_keys WHERE expires_at < now()`.pipe(
       Effect.asVoid,
       dieOnSqlError,
-      Effect.withSpan("Idempotency.sweep")
+      span("Idempotency.sweep")
     )
 
     return { once, sweep } as const

@@ -3,6 +3,7 @@ import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Config } from "../config.js"
 import type { ClaimedJob, JobState, NewJob } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** Longest error text kept on a job row. */
 const ERROR_LIMIT = 2_000
@@ -32,7 +33,7 @@ export class Jobs extends Effect.Service<Jobs>()("core/Jobs", {
      * that comes before the caller's commit finds nothing, and the worker's next poll (within a
      * second) does.
      */
-    const enqueue = Effect.fn("Jobs.enqueue")(function* (job: NewJob) {
+    const enqueue = traced("Jobs.enqueue")(function* (job: NewJob) {
       const [row] = yield* sql<{ id: number }>`
         INSERT INTO jobs (queue, payload, max_attempts, run_at)
         VALUES (${job.queue}, ${jsonb(job.payload)}::jsonb, ${job.maxAttempts ?? config.maxAttempts},
@@ -46,7 +47,7 @@ export class Jobs extends Effect.Service<Jobs>()("core/Jobs", {
      * Takes up to `limit` due jobs of a queue, and jobs whose worker's lease ran out, in one
      * statement: each is `running` under `workerId` for `leaseSeconds`, its try counted.
      */
-    const claim = Effect.fn("Jobs.claim")(function* (queue: string, workerId: string, limit: number) {
+    const claim = traced("Jobs.claim")(function* (queue: string, workerId: string, limit: number) {
       const rows = yield* sql<Omit<ClaimedJob, "workerId">>`
         WITH next AS (
           SELECT id FROM jobs
@@ -64,7 +65,7 @@ export class Jobs extends Effect.Service<Jobs>()("core/Jobs", {
     })
 
     /** Ends a job the worker still holds; false when its lease was lost (another worker took it). */
-    const complete = Effect.fn("Jobs.complete")(function* (job: ClaimedJob, outcome?: string) {
+    const complete = traced("Jobs.complete")(function* (job: ClaimedJob, outcome?: string) {
       const rows = yield* sql`
         UPDATE jobs SET state = 'done', finished_at = now(), outcome = ${outcome ?? null},
           locked_by = NULL, locked_until = NULL
@@ -78,7 +79,7 @@ export class Jobs extends Effect.Service<Jobs>()("core/Jobs", {
      * jitter), or `dead` after its last try or a permanent failure. Returns its new state, or
      * undefined when the worker's lease was lost.
      */
-    const fail = Effect.fn("Jobs.fail")(function* (job: ClaimedJob, error: string, permanent = false) {
+    const fail = traced("Jobs.fail")(function* (job: ClaimedJob, error: string, permanent = false) {
       const last = sql`(${permanent}::boolean OR attempts >= max_attempts)`
       const backoff = sql`least(${config.backoffBaseSeconds} * 2 ^ (attempts - 1), ${config.backoffMaxSeconds})`
       const [row] = yield* sql<{ state: JobState }>`

@@ -5,6 +5,7 @@ import { hostname } from "node:os"
 import { Config } from "../config.js"
 import { JobFailed, type ClaimedJob, type JobDone } from "./contracts.js"
 import { Jobs } from "./service.js"
+import { span } from "../tracing.js"
 
 /** What a queue's jobs do. */
 export interface JobHandler<R = never> {
@@ -108,4 +109,4 @@ export const runWorker = <R>(handler: JobHandler<R>, stop: Deferred.Deferred<voi
         yield* Effect.raceFirst(jobs.idle(handler.queue, ms), Deferred.await(stop))
       }
     }
-  }).pipe(Effect.withSpan("jobs.worker", { attributes: { queue: handler.queue } }))
+  }).pipe(span("jobs.worker", { attributes: { queue: handler.queue } }))

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import type { CreateProgramInput, ListProgramsInput, LoyaltyProgram, UpdateProgramInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const PROGRAM_COLUMNS = "id, name, stamps_required, reward_description, image_url, active, created_at, updated_at"
 
@@ -14,7 +15,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(PROGRAM_COLUMNS)
 
-    const list = Effect.fn("LoyaltyPrograms.list")(function* (empresaId: EmpresaId, input: ListProgramsInput) {
+    const list = traced("LoyaltyPrograms.list")(function* (empresaId: EmpresaId, input: ListProgramsInput) {
       const rows = yield* sql<LoyaltyProgram>`
         SELECT ${columns} FROM loyalty_programs
         WHERE empresa_id = ${empresaId} ${input.active === undefined ? sql`` : sql`AND active = ${input.active}`}
@@ -22,7 +23,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
       return [...rows]
     })
 
-    const create = Effect.fn("LoyaltyPrograms.create")(function* (empresaId: EmpresaId, input: CreateProgramInput) {
+    const create = traced("LoyaltyPrograms.create")(function* (empresaId: EmpresaId, input: CreateProgramInput) {
       const [row] = yield* sql<LoyaltyProgram>`
         INSERT INTO loyalty_programs (empresa_id, name, stamps_required, reward_description, image_url, active)
         VALUES (${empresaId}, ${input.name}, ${input.stamps_required}, ${input.reward_description},
@@ -31,7 +32,7 @@ export class LoyaltyPrograms extends Effect.Service<LoyaltyPrograms>()("core/Loy
       return row!
     })
 
-    const update = Effect.fn("LoyaltyPrograms.update")(function* (empresaId: EmpresaId, input: UpdateProgramInput) {
+    const update = traced("LoyaltyPrograms.update")(function* (empresaId: EmpresaId, input: UpdateProgramInput) {
       const { program_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<LoyaltyProgram>`

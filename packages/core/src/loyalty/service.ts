@@ -12,6 +12,7 @@ import type {
   LoyaltyProgress,
   StampCardInput
 } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** A card as listed: its progress row with the program's name and reward. */
 const CARD_SELECT = `
@@ -56,7 +57,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
         WHERE c.empresa_id = ${empresaId} AND c.id = ${cardId}`.pipe(Effect.map((rows) => rows[0]))
 
     /** Newest first; `starting_after` continues after a card of a previous call. */
-    const list = Effect.fn("LoyaltyCards.list")(function* (empresaId: EmpresaId, input: ListCardsInput) {
+    const list = traced("LoyaltyCards.list")(function* (empresaId: EmpresaId, input: ListCardsInput) {
       const filters: Array<Statement.Fragment> = [
         sql`c.empresa_id = ${empresaId}`,
         ...(input.client_id ? [sql`c.client_id = ${input.client_id}`] : []),
@@ -82,7 +83,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * Issues a card of an active program to a client; the goal is the program's current
      * `stamps_required`. A client holds at most one open (unclaimed) card per program.
      */
-    const issue = Effect.fn("LoyaltyCards.issue")(function* (empresaId: EmpresaId, input: IssueCardInput) {
+    const issue = traced("LoyaltyCards.issue")(function* (empresaId: EmpresaId, input: IssueCardInput) {
       const [issued] = yield* sql<{ id: CardId }>`
         INSERT INTO loyalty_cards (empresa_id, client_id, program_id, max_stamps)
         SELECT p.empresa_id, c.id, p.id, p.stamps_required
@@ -119,7 +120,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * serializes concurrent stamps and each re-checks the room left, so a card never exceeds its
      * goal. The stamp log entry and the timeline event are written by the same statement.
      */
-    const stamp = Effect.fn("LoyaltyCards.stamp")(function* (empresaId: EmpresaId, input: StampCardInput) {
+    const stamp = traced("LoyaltyCards.stamp")(function* (empresaId: EmpresaId, input: StampCardInput) {
       const { card_id: cardId, quantity } = input
       const title = quantity === 1 ? "+1 stamp" : `+${quantity} stamps`
       const [progress] = yield* sql<LoyaltyProgress>`
@@ -182,7 +183,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
      * fresh card of the same program for the next cycle, in one transaction. Staff call it over
      * the company API; the end-user claim-reward reuses it.
      */
-    const claim = Effect.fn("LoyaltyCards.claim")(function* (empresaId: EmpresaId, cardId: CardId) {
+    const claim = traced("LoyaltyCards.claim")(function* (empresaId: EmpresaId, cardId: CardId) {
       const [claimed] = yield* sql<{ client_id: ClientId; program_id: ProgramId }>`
         UPDATE loyalty_cards SET status = 'claimed', claimed_at = now(), updated_at = now()
         WHERE empresa_id = ${empresaId} AND id = ${cardId} AND status = 'completed'

@@ -9,6 +9,7 @@ import { Redemptions } from "../redemptions/service.js"
 import type { CardProgress, ClaimRewardResult } from "./contracts.js"
 import { LoyaltyPrograms } from "./programs.js"
 import { LoyaltyCards } from "./service.js"
+import { traced } from "../tracing.js"
 
 interface ProgramRow {
   readonly empresa_id: EmpresaId
@@ -28,7 +29,7 @@ export class UserCards extends Effect.Service<UserCards>()("core/UserCards", {
     const redemptions = yield* Redemptions
     const empresas = yield* Empresas
 
-    const definitions = Effect.fn("UserCards.definitions")(function* (empresaId: EmpresaId) {
+    const definitions = traced("UserCards.definitions")(function* (empresaId: EmpresaId) {
       yield* empresas.get(empresaId)
       const rows = yield* programs.list(empresaId, { active: true })
       return {
@@ -66,7 +67,7 @@ export class UserCards extends Effect.Service<UserCards>()("core/UserCards", {
         return card
       })
 
-    const progress = Effect.fn("UserCards.progress")(function* (userId: UserId, programId: ProgramId) {
+    const progress = traced("UserCards.progress")(function* (userId: UserId, programId: ProgramId) {
       const program = yield* programOf(programId)
       const card = yield* openCard(userId, program, programId)
       const collected = card?.stamps ?? 0
@@ -86,7 +87,7 @@ export class UserCards extends Effect.Service<UserCards>()("core/UserCards", {
      * Claims the user's full card with the loyalty area's own claim (which opens the next cycle)
      * and issues the code the counter validates, in one transaction; of parallel claims one wins.
      */
-    const claimReward = Effect.fn("UserCards.claimReward")(function* (userId: UserId, programId: ProgramId) {
+    const claimReward = traced("UserCards.claimReward")(function* (userId: UserId, programId: ProgramId) {
       const program = yield* programOf(programId)
       const card = yield* openCard(userId, program, programId)
       if (card === undefined) {

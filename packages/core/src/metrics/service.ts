@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
 import type { EmpresaId } from "../ids.js"
+import { traced } from "../tracing.js"
 
 export interface Window {
   readonly timezone: string
@@ -37,7 +38,7 @@ export class Metrics extends Effect.Service<Metrics>()("core/Metrics", {
      * Computed by the database so it agrees with every `date_trunc` of the reports. The empresa is
      * the caller's own, so its absence would be a bug, not a refusal the reports could document.
      */
-    const window = Effect.fn("Metrics.window")(function* (empresaId: EmpresaId, days: number) {
+    const window = traced("Metrics.window")(function* (empresaId: EmpresaId, days: number) {
       const { timezone } = settingsOf(yield* empresas.get(empresaId).pipe(Effect.catchTag("NotFound", Effect.die)))
       const [row] = yield* sql<{ from: string; to: string }>`
         SELECT (date_trunc('day', now() AT TIME ZONE ${timezone}) - make_interval(days => ${days - 1}))

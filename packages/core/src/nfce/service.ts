@@ -26,6 +26,7 @@ import type {
 import { SefazGateway } from "./gateway.js"
 import { httpFetcher } from "./http-gateway.js"
 import { decodeQr } from "./qr.js"
+import { traced } from "../tracing.js"
 
 /** The jobs queue of the scan tasks. */
 export const NFCE_QUEUE = "nfce"
@@ -83,7 +84,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
     const points = yield* Points
     const gateway = yield* SefazGateway
 
-    const inspect = Effect.fn("Nfce.inspect")(function* (input: InspectInput) {
+    const inspect = traced("Nfce.inspect")(function* (input: InspectInput) {
       const now = new Date(yield* Clock.currentTimeMillis)
       const decoded = decodeQr(input.qr_code, { now, maxAgeDays: input.max_age_days, sandbox: input.sandbox })
       return Either.match(decoded, {
@@ -105,7 +106,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
      * store by the issuer's CNPJ, then the task and its job in one transaction. The access key's
      * unique index decides who scanned first, so parallel scans cannot both pass.
      */
-    const scan = Effect.fn("Nfce.scan")(function* (userId: UserId, qrCode: string) {
+    const scan = traced("Nfce.scan")(function* (userId: UserId, qrCode: string) {
       const now = new Date(yield* Clock.currentTimeMillis)
       // The key names the store, whose limits then judge the receipt.
       const { fields } = yield* judged(qrCode, { now, maxAgeDays: null, sandbox: true })
@@ -180,7 +181,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       )
     })
 
-    const progress = Effect.fn("Nfce.progress")(function* (userId: UserId, taskId: string) {
+    const progress = traced("Nfce.progress")(function* (userId: UserId, taskId: string) {
       const [row] = yield* sql<NfceProgress>`
         SELECT id AS task_id, status, progress, message, points_credited AS points
         FROM nfce_invoices WHERE id = ${taskId} AND user_id = ${userId}`
@@ -262,7 +263,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         Effect.orDie
       )
 
-    const cnpjs = Effect.fn("Nfce.cnpjs")(function* (empresaId: EmpresaId) {
+    const cnpjs = traced("Nfce.cnpjs")(function* (empresaId: EmpresaId) {
       const data = yield* sql<StoreCnpj>`
         SELECT cnpj, created_at FROM empresa_cnpjs WHERE empresa_id = ${empresaId} ORDER BY created_at, cnpj`
       const [empresa] = yield* sql<{ cnpj: string | null }>`SELECT cnpj FROM empresas WHERE id = ${empresaId}`
@@ -273,7 +274,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
      * Registers a CNPJ the empresa issues receipts from; again for the same empresa changes nothing.
      * Another empresa's (registered or on its profile) is refused: a receipt must select one store.
      */
-    const addCnpj = Effect.fn("Nfce.addCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
+    const addCnpj = traced("Nfce.addCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
       const [added] = yield* sql<StoreCnpj>`
         INSERT INTO empresa_cnpjs (cnpj, empresa_id)
         SELECT ${cnpj}, ${empresaId}
@@ -285,7 +286,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       return added
     })
 
-    const removeCnpj = Effect.fn("Nfce.removeCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
+    const removeCnpj = traced("Nfce.removeCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
       const [removed] = yield* sql<StoreCnpj>`
         DELETE FROM empresa_cnpjs WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj} RETURNING cnpj, created_at`
       if (removed === undefined) return yield* new NotFound({ resource: "Store CNPJ", id: cnpj })
@@ -293,7 +294,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
     })
 
     /** The empresa's scanned receipts, newest first; `from`/`to` bound when they were scanned. */
-    const invoices = Effect.fn("Nfce.invoices")(function* (empresaId: EmpresaId, input: ListInvoicesInput) {
+    const invoices = traced("Nfce.invoices")(function* (empresaId: EmpresaId, input: ListInvoicesInput) {
       const rows = yield* sql<NfceInvoice & { total: number }>`
         SELECT id, access_key, status, progress, message, client_id, valor_total::float8 AS valor_total,
                items_count, points_credited, issued_at, created_at, completed_at, count(*) OVER ()::int AS total

@@ -6,6 +6,7 @@ import type { ClientId, EmpresaId, UserId } from "../ids.js"
 import { ReferralCompletion } from "../referrals/completion.js"
 import { insertEvent, recordEvent, type ActivityEvent } from "../timeline/events.js"
 import type { CreditPointsInput, CreditPointsResult } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** A spend, and the timeline event that tells the client what the points bought. */
 interface Debit {
@@ -38,7 +39,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
     const sql = yield* SqlClient.SqlClient
     const completion = yield* ReferralCompletion
 
-    const balance = Effect.fn("Points.balance")(function* (empresaId: EmpresaId, clientId: ClientId) {
+    const balance = traced("Points.balance")(function* (empresaId: EmpresaId, clientId: ClientId) {
       const [row] = yield* sql<{ client_id: ClientId; balance: number; empresa_id: EmpresaId }>`
         SELECT id AS client_id, balance, empresa_id FROM clients WHERE empresa_id = ${empresaId} AND id = ${clientId}`
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: clientId })
@@ -94,7 +95,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * event carries the invoice in `metadata`). A user's first earning at a store running a referral
      * campaign completes the user's referral, whose bonuses are credited in this same transaction.
      */
-    const credit = Effect.fn("Points.credit")(function* (
+    const credit = traced("Points.credit")(function* (
       empresaId: EmpresaId,
       input: CreditPointsInput,
       metadata: Readonly<Record<string, unknown>> = {}
@@ -149,7 +150,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
       })
 
     /** Spends points inside the transaction of what they buy; a refusal is `INSUFFICIENT_POINTS`. */
-    const debit = Effect.fn("Points.debit")(function* (empresaId: EmpresaId, spend: Debit) {
+    const debit = traced("Points.debit")(function* (empresaId: EmpresaId, spend: Debit) {
       const row = yield* move(empresaId, spend, "spend")
       if (row !== undefined) return row
       const current = yield* balance(empresaId, spend.clientId)
@@ -160,7 +161,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
     })
 
     /** Gives back a spend that was undone (a cancelled coupon), with a 'refund' ledger entry. */
-    const refund = Effect.fn("Points.refund")(function* (empresaId: EmpresaId, spend: Debit) {
+    const refund = traced("Points.refund")(function* (empresaId: EmpresaId, spend: Debit) {
       const row = yield* move(empresaId, spend, "refund")
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: spend.clientId })
       return row
@@ -171,7 +172,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
      * credited), with its ledger entry, in the caller's transaction. Nothing spends cashback yet,
      * so a take-back always finds it; the guard keeps the balance's CHECK from being the one to say so.
      */
-    const cashback = Effect.fn("Points.cashback")(function* (
+    const cashback = traced("Points.cashback")(function* (
       empresaId: EmpresaId,
       change: {
         readonly clientId: ClientId

@@ -5,6 +5,7 @@ import { escapeLike } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId, ProductId } from "../ids.js"
 import type { CreateProductInput, ListProductsInput, Product, UpdateProductInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const PRODUCT_COLUMNS =
   "id, name, description, image_url, category, points_cost, price, stock, active, created_at, updated_at"
@@ -16,7 +17,7 @@ export class Products extends Effect.Service<Products>()("core/Products", {
     const columns = sql.literal(PRODUCT_COLUMNS)
 
     /** The catalog clients see (active, not sold out) unless `include_unavailable`; by name. */
-    const list = Effect.fn("Products.list")(function* (empresaId: EmpresaId, input: ListProductsInput) {
+    const list = traced("Products.list")(function* (empresaId: EmpresaId, input: ListProductsInput) {
       const term = input.search ? `%${escapeLike(input.search.toLowerCase())}%` : undefined
       const filters: Array<Statement.Fragment> = [
         sql`empresa_id = ${empresaId}`,
@@ -29,14 +30,14 @@ export class Products extends Effect.Service<Products>()("core/Products", {
       return [...rows]
     })
 
-    const get = Effect.fn("Products.get")(function* (empresaId: EmpresaId, productId: ProductId) {
+    const get = traced("Products.get")(function* (empresaId: EmpresaId, productId: ProductId) {
       const [row] = yield* sql<Product>`
         SELECT ${columns} FROM products WHERE empresa_id = ${empresaId} AND id = ${productId}`
       if (row === undefined) return yield* new NotFound({ resource: "Product", id: productId })
       return row
     })
 
-    const create = Effect.fn("Products.create")(function* (empresaId: EmpresaId, input: CreateProductInput) {
+    const create = traced("Products.create")(function* (empresaId: EmpresaId, input: CreateProductInput) {
       const [row] = yield* sql<Product>`
         INSERT INTO products (empresa_id, name, description, image_url, category, points_cost, price, stock, active)
         VALUES (${empresaId}, ${input.name}, ${input.description ?? null}, ${input.image_url ?? null},
@@ -47,7 +48,7 @@ export class Products extends Effect.Service<Products>()("core/Products", {
     })
 
     /** A partial update: omitted fields keep their value, null clears a nullable one. */
-    const update = Effect.fn("Products.update")(function* (empresaId: EmpresaId, input: UpdateProductInput) {
+    const update = traced("Products.update")(function* (empresaId: EmpresaId, input: UpdateProductInput) {
       const { product_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<Product>`
@@ -66,7 +67,7 @@ export class Products extends Effect.Service<Products>()("core/Products", {
      * the units are for; a refusal is `OUT_OF_STOCK`. Whether the product is active is the caller's
      * rule, checked with the rest of its own.
      */
-    const takeStock = Effect.fn("Products.takeStock")(function* (
+    const takeStock = traced("Products.takeStock")(function* (
       empresaId: EmpresaId,
       productId: ProductId,
       quantity: number
@@ -84,7 +85,7 @@ export class Products extends Effect.Service<Products>()("core/Products", {
     })
 
     /** Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited. */
-    const returnStock = Effect.fn("Products.returnStock")(function* (
+    const returnStock = traced("Products.returnStock")(function* (
       empresaId: EmpresaId,
       productId: ProductId,
       quantity: number

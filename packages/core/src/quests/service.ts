@@ -4,6 +4,7 @@ import { Effect, Option } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import { defaultSurvey, type CreateQuestInput, type Quest, type UpdateQuestInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const QUEST_COLUMNS = `
   id, name, description, survey_type, research, valid_until, cta_review_on_promoter,
@@ -25,7 +26,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
      * The empresa's default survey, created on first need (spec 4.3 rule 1). Concurrent first
      * calls race on the unique partial index: one insert wins, the others do nothing and read it.
      */
-    const ensureDefault = Effect.fn("Quests.ensureDefault")(function* (empresaId: EmpresaId) {
+    const ensureDefault = traced("Quests.ensureDefault")(function* (empresaId: EmpresaId) {
       const [existing] = yield* findDefault(empresaId)
       if (existing !== undefined) return existing
       yield* sql`
@@ -38,14 +39,14 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
     })
 
     /** Newest first; the default survey is always among them. */
-    const list = Effect.fn("Quests.list")(function* (empresaId: EmpresaId) {
+    const list = traced("Quests.list")(function* (empresaId: EmpresaId) {
       yield* ensureDefault(empresaId)
       const rows = yield* sql<Quest>`
         SELECT ${columns} FROM quests WHERE empresa_id = ${empresaId} ORDER BY created_at DESC, id DESC`
       return [...rows]
     })
 
-    const create = Effect.fn("Quests.create")(function* (empresaId: EmpresaId, input: CreateQuestInput) {
+    const create = traced("Quests.create")(function* (empresaId: EmpresaId, input: CreateQuestInput) {
       const [row] = yield* sql<Quest>`
         INSERT INTO quests (empresa_id, name, description, survey_type, research, valid_until,
                             cta_review_on_promoter, is_public, active)
@@ -56,7 +57,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
       return row!
     })
 
-    const update = Effect.fn("Quests.update")(function* (empresaId: EmpresaId, input: UpdateQuestInput) {
+    const update = traced("Quests.update")(function* (empresaId: EmpresaId, input: UpdateQuestInput) {
       const { quest_id, research, ...fields } = input
       const [current] = yield* sql<{ is_default: boolean }>`
         SELECT is_default FROM quests WHERE empresa_id = ${empresaId} AND id = ${quest_id} FOR UPDATE`
@@ -89,7 +90,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
      * public and not past valid_until; otherwise the default survey, if it is active and public.
      * None: the empresa has switched every survey off.
      */
-    const activeSurvey = Effect.fn("Quests.activeSurvey")(function* (empresaId: EmpresaId) {
+    const activeSurvey = traced("Quests.activeSurvey")(function* (empresaId: EmpresaId) {
       yield* ensureDefault(empresaId)
       const [row] = yield* sql<Quest>`
         SELECT ${columns} FROM quests

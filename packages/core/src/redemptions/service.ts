@@ -22,6 +22,7 @@ import type {
   UserReward,
   UserRewards
 } from "./contracts.js"
+import { traced, span } from "../tracing.js"
 
 const CODE_LENGTH = 8
 /** A collision at 8 characters (~40 bits) is already rare per empresa; five in a row means a bug. */
@@ -92,7 +93,7 @@ const refusalOf = (r: Row) => {
 }
 
 /** The code as an SVG QR code; nothing is looked up, so it tells nobody whether the code exists. */
-const codeQr = (code: string) => qrSvg(code).pipe(Effect.withSpan("Redemptions.qr"))
+const codeQr = (code: string) => qrSvg(code).pipe(span("Redemptions.qr"))
 
 interface RewardRow {
   readonly id: RewardId
@@ -163,7 +164,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
       sql`(r.empresa_id, r.client_id) IN (SELECT empresa_id, id FROM user_clients WHERE user_id = ${userId})`
 
     /** Writes a pending redemption under a fresh code, valid for the store's `redemption_validity_days`. */
-    const create = Effect.fn("Redemptions.create")(function* (input: NewRedemption) {
+    const create = traced("Redemptions.create")(function* (input: NewRedemption) {
       const validityDays = settingsOf(yield* empresas.get(input.empresaId)).redemption_validity_days
       for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
         const [row] = yield* sql<Row>`
@@ -181,7 +182,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
     })
 
     /** Spec 2.4's rewards of one store with `can_redeem` and `user_points` for this user. */
-    const rewardsFor = Effect.fn("Redemptions.rewardsFor")(function* (userId: UserId, empresaId: EmpresaId) {
+    const rewardsFor = traced("Redemptions.rewardsFor")(function* (userId: UserId, empresaId: EmpresaId) {
       const empresa = yield* empresas.get(empresaId)
       const client = yield* userClientAt(userId, empresaId)
       const userPoints = client?.balance ?? 0
@@ -239,7 +240,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
      * limit is counted once the debit holds the client's row, so one user's parallel redemptions
      * see each other. Lock order: reward, then client (as cancel takes them).
      */
-    const redeem = Effect.fn("Redemptions.redeem")(function* (userId: UserId, input: RedeemInput) {
+    const redeem = traced("Redemptions.redeem")(function* (userId: UserId, input: RedeemInput) {
       const [reward] = yield* sql<RewardRow>`
         SELECT r.id, r.empresa_id, p.name AS product_name, r.pontos_necessarios, r.cashback_value, r.per_user_limit,
                r.active AND p.active AS active, coalesce(r.expires_at <= ${now}, false) AS expired
@@ -308,7 +309,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
       } satisfies RedeemResult
     }, sql.withTransaction)
 
-    const list = Effect.fn("Redemptions.list")(function* (userId: UserId, input: ListRedemptionsInput) {
+    const list = traced("Redemptions.list")(function* (userId: UserId, input: ListRedemptionsInput) {
       yield* expireOverdue(ownedBy(userId))
       const filters = [
         ownedBy(userId),
@@ -324,7 +325,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
       sql<Row>`SELECT ${columns} FROM redemptions r WHERE ${scope}`.pipe(Effect.map(([row]) => row))
 
     /** pending -> validated at the counter; any other state is its refusal (a second validation included). */
-    const validate = Effect.fn("Redemptions.validate")(function* (empresaId: EmpresaId, code: string) {
+    const validate = traced("Redemptions.validate")(function* (empresaId: EmpresaId, code: string) {
       const [row] = yield* sql<Row>`
         UPDATE redemptions r SET status = 'validated', validated_at = ${now}
         WHERE r.empresa_id = ${empresaId} AND r.code = ${code} AND r.status = 'pending' AND r.expires_at > ${now}
@@ -396,14 +397,14 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
 
     /** The user cancels one of their own; another user's is a 404. */
     const cancelOwn = (userId: UserId, id: RedemptionId) =>
-      cancelWhere(sql`r.id = ${id} AND ${ownedBy(userId)}`).pipe(Effect.withSpan("Redemptions.cancelOwn"))
+      cancelWhere(sql`r.id = ${id} AND ${ownedBy(userId)}`).pipe(span("Redemptions.cancelOwn"))
 
     /** A store admin cancels one of the empresa's. */
     const cancel = (empresaId: EmpresaId, id: RedemptionId) =>
-      cancelWhere(sql`r.empresa_id = ${empresaId} AND r.id = ${id}`).pipe(Effect.withSpan("Redemptions.cancel"))
+      cancelWhere(sql`r.empresa_id = ${empresaId} AND r.id = ${id}`).pipe(span("Redemptions.cancel"))
 
     /** Housekeeping: persists every overdue redemption's expiry, in every empresa. */
-    const sweep = expireOverdue(sql`true`).pipe(Effect.withSpan("Redemptions.sweep"))
+    const sweep = expireOverdue(sql`true`).pipe(span("Redemptions.sweep"))
 
     return {
       ...sqlErrorsAsDefects({ create, rewardsFor, redeem, list, validate, cancelOwn, cancel, sweep }),

@@ -7,6 +7,7 @@ import type { EmpresaId, UserId } from "../ids.js"
 import { qrSvg } from "../qr.js"
 import type { ReferralQrInput } from "./contracts.js"
 import { ReferralCampaigns } from "./service.js"
+import { traced } from "../tracing.js"
 
 /**
  * What a user shares to refer a friend to a store: the link, its QR code and the store's bonuses.
@@ -31,7 +32,7 @@ export class ReferralCodes extends Effect.Service<ReferralCodes>()("core/Referra
         if (store === undefined) return yield* new NotFound({ resource: "Store", id: storeId })
       })
 
-    const info = Effect.fn("ReferralCodes.info")(function* (userId: UserId, storeId: EmpresaId) {
+    const info = traced("ReferralCodes.info")(function* (userId: UserId, storeId: EmpresaId) {
       yield* requireStore(storeId)
       const [user] = yield* sql<{ referral_code: string }>`SELECT referral_code FROM users WHERE id = ${userId}`
       const code = user!.referral_code
@@ -48,7 +49,7 @@ export class ReferralCodes extends Effect.Service<ReferralCodes>()("core/Referra
     })
 
     /** The QR code of a registered user's referral link; an unknown code or store is a 404. */
-    const qr = Effect.fn("ReferralCodes.qr")(function* (input: ReferralQrInput) {
+    const qr = traced("ReferralCodes.qr")(function* (input: ReferralQrInput) {
       const [user] = yield* sql`SELECT 1 FROM users WHERE referral_code = ${input.code} AND password_hash IS NOT NULL`
       if (user === undefined) return yield* new NotFound({ resource: "Referral code", id: input.code })
       if (input.store_id !== undefined) yield* requireStore(input.store_id)

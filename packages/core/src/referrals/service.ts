@@ -4,6 +4,7 @@ import { Effect, Option } from "effect"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import type { CampaignId, EmpresaId } from "../ids.js"
 import type { CreateCampaignInput, ReferralCampaign, UpdateCampaignInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 const CAMPAIGN_COLUMNS = `
   id, name, referrer_bonus, referred_bonus, starts_at, ends_at, active,
@@ -48,7 +49,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       sql`SELECT id FROM empresas WHERE id = ${empresaId} FOR NO KEY UPDATE`
 
     /** At most one active campaign covers any instant: the referral flow pays "the" running one. */
-    const refuseOverlap = Effect.fn("ReferralCampaigns.refuseOverlap")(function* (
+    const refuseOverlap = traced("ReferralCampaigns.refuseOverlap")(function* (
       empresaId: EmpresaId,
       campaignId: CampaignId
     ) {
@@ -71,14 +72,14 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
     })
 
     /** Newest first; `status` is computed at read time. */
-    const list = Effect.fn("ReferralCampaigns.list")(function* (empresaId: EmpresaId) {
+    const list = traced("ReferralCampaigns.list")(function* (empresaId: EmpresaId) {
       const rows = yield* sql<ReferralCampaign>`
         SELECT ${columns} FROM referral_campaigns WHERE empresa_id = ${empresaId}
         ORDER BY created_at DESC, id DESC`
       return [...rows]
     })
 
-    const create = Effect.fn("ReferralCampaigns.create")(function* (empresaId: EmpresaId, input: CreateCampaignInput) {
+    const create = traced("ReferralCampaigns.create")(function* (empresaId: EmpresaId, input: CreateCampaignInput) {
       yield* lockCampaigns(empresaId)
       const [row] = yield* sql<ReferralCampaign>`
         INSERT INTO referral_campaigns (empresa_id, name, referrer_bonus, referred_bonus, starts_at, ends_at, active)
@@ -89,7 +90,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       return row!
     }, sql.withTransaction)
 
-    const update = Effect.fn("ReferralCampaigns.update")(function* (empresaId: EmpresaId, input: UpdateCampaignInput) {
+    const update = traced("ReferralCampaigns.update")(function* (empresaId: EmpresaId, input: UpdateCampaignInput) {
       const { campaign_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       yield* lockCampaigns(empresaId)
@@ -110,7 +111,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
      * The campaign whose bonuses a referral completing at `at` (default: now) earns: the active
      * one whose window contains that instant. Overlaps are refused, so there is at most one.
      */
-    const runningCampaign = Effect.fn("ReferralCampaigns.runningCampaign")(function* (empresaId: EmpresaId, at?: Date) {
+    const runningCampaign = traced("ReferralCampaigns.runningCampaign")(function* (empresaId: EmpresaId, at?: Date) {
       const instant = at?.toISOString() ?? null
       const [row] = yield* sql<ReferralCampaign>`
         SELECT ${columns} FROM referral_campaigns

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId, ProductId, RewardId } from "../ids.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** Redeemable now, as far as the reward goes (the client's points and limit are the redeemer's). */
 const AVAILABLE =
@@ -50,7 +51,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     const joinProduct = sql.literal("JOIN products p ON p.empresa_id = r.empresa_id AND p.id = r.product_id")
 
     /** Rewards clients can redeem now unless `include_unavailable`; newest first. */
-    const list = Effect.fn("Rewards.list")(function* (empresaId: EmpresaId, input: ListRewardsInput) {
+    const list = traced("Rewards.list")(function* (empresaId: EmpresaId, input: ListRewardsInput) {
       const filters: Array<Statement.Fragment> = [
         sql`r.empresa_id = ${empresaId}`,
         ...(input.include_unavailable ? [] : [sql.literal(AVAILABLE)]),
@@ -63,7 +64,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       return rows.map(toReward)
     })
 
-    const get = Effect.fn("Rewards.get")(function* (empresaId: EmpresaId, rewardId: RewardId) {
+    const get = traced("Rewards.get")(function* (empresaId: EmpresaId, rewardId: RewardId) {
       const [row] = yield* sql<Row>`
         SELECT ${columns} FROM rewards r ${joinProduct} WHERE r.empresa_id = ${empresaId} AND r.id = ${rewardId}`
       if (row === undefined) return yield* new NotFound({ resource: "Reward", id: rewardId })
@@ -71,7 +72,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /** The product must be this empresa's (another's is 404); points default to its points_cost. */
-    const create = Effect.fn("Rewards.create")(function* (empresaId: EmpresaId, input: CreateRewardInput) {
+    const create = traced("Rewards.create")(function* (empresaId: EmpresaId, input: CreateRewardInput) {
       const [row] = yield* sql<Row>`
         WITH r AS (
           INSERT INTO rewards (empresa_id, product_id, pontos_necessarios, cashback_value, stock, expires_at,
@@ -90,7 +91,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /** A partial update: omitted fields keep their value, null clears a nullable one. */
-    const update = Effect.fn("Rewards.update")(function* (empresaId: EmpresaId, input: UpdateRewardInput) {
+    const update = traced("Rewards.update")(function* (empresaId: EmpresaId, input: UpdateRewardInput) {
       const { reward_id, ...fields } = input
       const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
       const [row] = yield* sql<Row>`
@@ -112,7 +113,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
      * transaction; a refusal is `OUT_OF_STOCK`. Activity, expiry and the client's points and limit
      * are the redeemer's checks.
      */
-    const takeStock = Effect.fn("Rewards.takeStock")(function* (
+    const takeStock = traced("Rewards.takeStock")(function* (
       empresaId: EmpresaId,
       rewardId: RewardId,
       quantity: number
@@ -133,7 +134,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /** Gives back what `takeStock` took (a cancelled redemption); unlimited stock stays unlimited. */
-    const returnStock = Effect.fn("Rewards.returnStock")(function* (
+    const returnStock = traced("Rewards.returnStock")(function* (
       empresaId: EmpresaId,
       rewardId: RewardId,
       quantity: number

@@ -7,6 +7,7 @@ import { NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import type { GetStoreInput, ListStoresInput, StoreProfile, StoreProfileInput } from "./contracts.js"
 import { isOpenAt, type BusinessHours } from "./hours.js"
+import { traced } from "../tracing.js"
 
 interface ProfileRow {
   readonly id: EmpresaId
@@ -54,12 +55,12 @@ export class Stores extends Effect.Service<Stores>()("core/Stores", {
         return profileOf(row)
       })
 
-    const profile = Effect.fn("Stores.profile")(function* (empresaId: EmpresaId) {
+    const profile = traced("Stores.profile")(function* (empresaId: EmpresaId) {
       return yield* find(empresaId)
     })
 
     /** Sent fields change, absent ones stay, null clears; hours replace the whole week. */
-    const updateProfile = Effect.fn("Stores.updateProfile")(function* (empresaId: EmpresaId, input: StoreProfileInput) {
+    const updateProfile = traced("Stores.updateProfile")(function* (empresaId: EmpresaId, input: StoreProfileInput) {
       const { timezone, logo_url, business_hours, ...fields } = input
       const settings = yield* empresas.checkedSettings(
         {
@@ -86,7 +87,7 @@ export class Stores extends Effect.Service<Stores>()("core/Stores", {
     })
 
     /** Every store, by name; `is_open` for each at one instant. */
-    const list = Effect.fn("Stores.list")(function* (input: ListStoresInput) {
+    const list = traced("Stores.list")(function* (input: ListStoresInput) {
       const instant = yield* instantOf(input.at)
       const rows = yield* sql<ProfileRow & { total: number }>`
         SELECT ${columns}, count(*) OVER ()::int AS total FROM empresas
@@ -103,7 +104,7 @@ export class Stores extends Effect.Service<Stores>()("core/Stores", {
       return { stores, total, page: input.page, limit: input.limit }
     })
 
-    const get = Effect.fn("Stores.get")(function* (input: GetStoreInput) {
+    const get = traced("Stores.get")(function* (input: GetStoreInput) {
       const instant = yield* instantOf(input.at)
       const store = yield* find(input.store_id)
       return { ...store, is_open: isOpenAt(store.business_hours, store.timezone, instant) }

@@ -21,6 +21,7 @@ import type {
   SubmissionResult,
   SubmitResponseInput
 } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** A stored response as the contact step and the company list read it. */
 interface ResponseRow {
@@ -76,7 +77,7 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
     /** The survey served, or none when the empresa has switched every survey off. */
     const served = (empresa: Empresa) => quests.activeSurvey(empresa.id).pipe(Effect.map(Option.getOrUndefined))
 
-    const active = Effect.fn("Surveys.active")(function* (ref: string) {
+    const active = traced("Surveys.active")(function* (ref: string) {
       const empresa = yield* establishment(ref)
       const survey = yield* served(empresa)
       if (survey === undefined)
@@ -103,7 +104,7 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
      * unique index on (empresa, quest, key) lets exactly one of any number of concurrent
      * duplicates in; the others find the key taken and are refused (spec 4.3 rule 3).
      */
-    const respond = Effect.fn("Surveys.respond")(function* (
+    const respond = traced("Surveys.respond")(function* (
       input: SubmitResponseInput,
       idempotencyKey: string | undefined
     ) {
@@ -168,7 +169,7 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
      * Saves (or changes) the optional contact of a response of this establishment. Absent fields
      * stay as they are; empty ones are stored as null (spec 4.3, contact rules).
      */
-    const contact = Effect.fn("Surveys.contact")(function* (input: SaveContactInput) {
+    const contact = traced("Surveys.contact")(function* (input: SaveContactInput) {
       const empresa = yield* establishment(input.estabelecimento_ref)
       const set: Record<string, string | null> = {}
       if (input.client_name !== undefined) set["client_name"] = blankAsNull(input.client_name)
@@ -204,7 +205,7 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
     })
 
     /** A quest's responses for its empresa, newest first, by band and submission time. */
-    const responses = Effect.fn("Surveys.responses")(function* (empresaId: EmpresaId, input: ListResponsesInput) {
+    const responses = traced("Surveys.responses")(function* (empresaId: EmpresaId, input: ListResponsesInput) {
       const [quest] = yield* sql`SELECT 1 FROM quests WHERE empresa_id = ${empresaId} AND id = ${input.quest_id}`
       if (quest === undefined) return yield* new NotFound({ resource: "Quest", id: input.quest_id })
       const filters = [

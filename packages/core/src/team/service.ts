@@ -11,6 +11,7 @@ import {
   type TeamMember,
   type TeamRole
 } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /** A role counts once its user has an account (a password) with a verified email, as a balance does. */
 const ACTIVE = "u.password_hash IS NOT NULL AND u.email_verified_at IS NOT NULL"
@@ -55,7 +56,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
         return member ?? (yield* memberNotFound(memberId))
       })
 
-    const list = Effect.fn("Team.list")(function* (empresaId: EmpresaId) {
+    const list = traced("Team.list")(function* (empresaId: EmpresaId) {
       const members = yield* sql<TeamMember>`
         SELECT ${columns} FROM team_members m JOIN users u ON u.id = m.user_id
         WHERE m.empresa_id = ${empresaId}
@@ -67,7 +68,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
      * Adds a person by email. Without an account yet, a password-less user row stands for them
      * (as for a company's client), which registering claims; the role applies once they verify it.
      */
-    const invite = Effect.fn("Team.invite")(function* (
+    const invite = traced("Team.invite")(function* (
       empresaId: EmpresaId,
       input: InviteMemberInput,
       invitedBy: KeyId | null
@@ -113,7 +114,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
         return member
       })
 
-    const changeRole = Effect.fn("Team.changeRole")(function* (empresaId: EmpresaId, input: ChangeRoleInput) {
+    const changeRole = traced("Team.changeRole")(function* (empresaId: EmpresaId, input: ChangeRoleInput) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           yield* keepingAnAdmin(empresaId, input.member_id, input.role)
@@ -125,7 +126,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
       )
     })
 
-    const remove = Effect.fn("Team.remove")(function* (empresaId: EmpresaId, memberId: TeamMemberId) {
+    const remove = traced("Team.remove")(function* (empresaId: EmpresaId, memberId: TeamMemberId) {
       return yield* sql.withTransaction(
         Effect.gen(function* () {
           const member = yield* keepingAnAdmin(empresaId, memberId, null)
@@ -139,7 +140,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
      * The empresa a staff call acts on and the caller's role there, refused with 403 when the role
      * is below `needed`. Without `empresaId`, the one empresa whose team the user is on.
      */
-    const authorize = Effect.fn("Team.authorize")(function* (
+    const authorize = traced("Team.authorize")(function* (
       userId: UserId,
       empresaId: EmpresaId | undefined,
       needed: TeamRole,

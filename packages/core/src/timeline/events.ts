@@ -3,6 +3,7 @@ import { jsonb } from "@fidelis/db"
 import { Effect } from "effect"
 import type { ClientId, EmpresaId } from "../ids.js"
 import type { EventType } from "./contracts.js"
+import { span } from "../tracing.js"
 
 export interface ActivityEvent {
   readonly empresaId: EmpresaId
@@ -56,4 +57,4 @@ export const recordEvent = (event: ActivityEvent) =>
       points: event.points ?? 0,
       metadata: sql`${jsonb(event.metadata ?? {})}::jsonb`
     })
-  ).pipe(Effect.asVoid, Effect.withSpan("timeline.recordEvent", { attributes: { type: event.type } }))
+  ).pipe(Effect.asVoid, span("timeline.recordEvent", { attributes: { type: event.type } }))

@@ -5,6 +5,7 @@ import { pageOf } from "../contracts.js"
 import { NotFound } from "../errors.js"
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
 import type { EventType, TimelineInput, UserTimelineInput } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 interface Row {
   readonly id: string
@@ -26,7 +27,7 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
     const sql = yield* SqlClient.SqlClient
 
     /** A client's events, newest first, filtered by category and time window. */
-    const forClient = Effect.fn("Timeline.forClient")(function* (empresaId: EmpresaId, input: TimelineInput) {
+    const forClient = traced("Timeline.forClient")(function* (empresaId: EmpresaId, input: TimelineInput) {
       const [client] = yield* sql<{ id: ClientId }>`
         SELECT id FROM clients WHERE empresa_id = ${empresaId} AND id = ${input.client_id}`
       if (client === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
@@ -45,7 +46,7 @@ export class Timeline extends Effect.Service<Timeline>()("core/Timeline", {
      * The user's events across every store where the user is a verified client (`user_clients`),
      * newest first; each client's events come in index order (activity_events_client_idx).
      */
-    const forUser = Effect.fn("Timeline.forUser")(function* (userId: UserId, input: UserTimelineInput) {
+    const forUser = traced("Timeline.forUser")(function* (userId: UserId, input: UserTimelineInput) {
       const filters = [
         sql`(a.empresa_id, a.client_id) IN (SELECT c.empresa_id, c.id FROM user_clients c WHERE c.user_id = ${userId})`
       ]

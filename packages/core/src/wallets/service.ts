@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { NotFound } from "../errors.js"
 import type { EmpresaId, UserId } from "../ids.js"
 import type { StoreWallet, Wallet } from "./contracts.js"
+import { traced } from "../tracing.js"
 
 /**
  * The user's balances, summed from the ledger of each client record the user may see
@@ -35,13 +36,13 @@ export class Wallets extends Effect.Service<Wallets>()("core/Wallets", {
       ORDER BY lower(e.name), e.id`
 
     /** One wallet per store where the user is a client. */
-    const list = Effect.fn("Wallets.list")(function* (userId: UserId) {
+    const list = traced("Wallets.list")(function* (userId: UserId) {
       const wallets = yield* rows(userId)
       return { wallets: wallets.map(({ total_earned: _e, total_spent: _s, ...wallet }) => wallet) }
     })
 
     /** 404 when the user has no client record there, or one the user may not see yet. */
-    const atStore = Effect.fn("Wallets.atStore")(function* (userId: UserId, storeId: EmpresaId) {
+    const atStore = traced("Wallets.atStore")(function* (userId: UserId, storeId: EmpresaId) {
       const [row] = yield* rows(userId, storeId)
       if (row === undefined) return yield* new NotFound({ resource: "Wallet", id: storeId })
       const { empresa_id, empresa_name, saldo_pontos, saldo_cashback, total_earned, total_spent } = row

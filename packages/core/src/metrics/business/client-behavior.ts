@@ -6,6 +6,7 @@ import type { EmpresaId } from "../../ids.js"
 import { inWindow } from "../periods.js"
 import { echoOf, Metrics } from "../service.js"
 import type { ClientBehavior, ClientBehaviorInput } from "./contracts.js"
+import { traced } from "../../tracing.js"
 
 type Facts = Omit<ClientBehavior, "period_days" | "from" | "to" | "timezone">
 
@@ -20,7 +21,7 @@ export class ClientBehaviorReport extends Effect.Service<ClientBehaviorReport>()
     const sql = yield* SqlClient.SqlClient
     const metrics = yield* Metrics
 
-    const get = Effect.fn("ClientBehavior.get")(function* (empresaId: EmpresaId, input: ClientBehaviorInput) {
+    const get = traced("ClientBehavior.get")(function* (empresaId: EmpresaId, input: ClientBehaviorInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const within = inWindow(sql, window)
       const created = within(sql`created_at`)

@@ -6,6 +6,7 @@ import type { EmpresaId, ProgramId } from "../../ids.js"
 import { inWindow, seriesWithTotal } from "../periods.js"
 import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
+import { traced } from "../../tracing.js"
 
 const TOP_CLIENTS = 10
 
@@ -36,7 +37,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
             row === undefined ? new NotFound({ resource: "Loyalty program", id: programId }) : Effect.succeed(row.name)
         )
 
-      const get = Effect.fn("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
+      const get = traced("LoyaltyCardMetrics.get")(function* (empresaId: EmpresaId, input: LoyaltyCardMetricsInput) {
         const programId = input.program_id ?? null
         const name = programId === null ? null : yield* programName(empresaId, programId)
         const window = yield* metrics.window(empresaId, input.days)

@@ -5,6 +5,7 @@ import type { EmpresaId } from "../../ids.js"
 import { inWindow } from "../periods.js"
 import { echoOf, Metrics } from "../service.js"
 import type { MetricsOverview, MetricsOverviewInput } from "./contracts.js"
+import { traced } from "../../tracing.js"
 
 /**
  * When a coupon or redemption left its open state, or will leave it (its deadline): the expression
@@ -29,7 +30,7 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
     const couponClosing = sql.literal(COUPON_CLOSING)
     const redemptionClosing = sql.literal(REDEMPTION_CLOSING)
 
-    const get = Effect.fn("MetricsOverview.get")(function* (empresaId: EmpresaId, input: MetricsOverviewInput) {
+    const get = traced("MetricsOverview.get")(function* (empresaId: EmpresaId, input: MetricsOverviewInput) {
       const window = yield* metrics.window(empresaId, input.days)
       const within = inWindow(sql, window)
       const created = within(sql`created_at`)

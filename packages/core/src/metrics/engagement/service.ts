@@ -15,6 +15,7 @@ import type {
   ReferralPerformance,
   ReferralPerformanceInput
 } from "./contracts.js"
+import { traced } from "../../tracing.js"
 
 /** How many clients `top_referrers` lists. */
 const TOP_REFERRERS = 10
@@ -44,7 +45,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * Follows the referrals made in the window (a cohort) to their outcome, so completed <= made
      * and the conversion rate is a true ratio.
      */
-    const referralPerformance = Effect.fn("EngagementMetrics.referralPerformance")(function* (
+    const referralPerformance = traced("EngagementMetrics.referralPerformance")(function* (
       empresaId: EmpresaId,
       input: ReferralPerformanceInput
     ) {
@@ -108,7 +109,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
      * Counts each referral event when it happened: made at created_at, completed (and its bonus
      * paid) at completed_at, so each period shows that period's activity.
      */
-    const referralMetrics = Effect.fn("EngagementMetrics.referralMetrics")(function* (
+    const referralMetrics = traced("EngagementMetrics.referralMetrics")(function* (
       empresaId: EmpresaId,
       input: ReferralMetricsInput
     ) {
@@ -153,7 +154,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
       } satisfies ReferralMetrics
     })
 
-    const questMetrics = Effect.fn("EngagementMetrics.questMetrics")(function* (
+    const questMetrics = traced("EngagementMetrics.questMetrics")(function* (
       empresaId: EmpresaId,
       input: QuestMetricsInput
     ) {
@@ -248,7 +249,7 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
     })
 
     /** Invoices count in the period they were scanned; money and points only once completed. */
-    const nfceMetrics = Effect.fn("EngagementMetrics.nfceMetrics")(function* (
+    const nfceMetrics = traced("EngagementMetrics.nfceMetrics")(function* (
       empresaId: EmpresaId,
       input: NfceMetricsInput
     ) {
