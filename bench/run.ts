@@ -150,6 +150,20 @@ interface Scenario {
 const SEARCHES = ["souza%2012345", "bench%2B4242%40", "ana%20lima%209", "119000777", "diego%20alves%2015"]
 const search = (i: number) => SEARCHES[i % SEARCHES.length]!
 
+/** The same analytic over a year: the longest window the API accepts, served by the rollups. */
+const yearLong = (scenario: Scenario): Scenario => {
+  const year = (make: Scenario["fidelis"]) => (i: number) => {
+    const request = make(i)
+    return { ...request, path: request.path.replace("days=30", "days=365") }
+  }
+  return {
+    ...scenario,
+    name: `${scenario.name}?days=365`,
+    fidelis: year(scenario.fidelis),
+    baseline: year(scenario.baseline)
+  }
+}
+
 const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
   const pick = (i: number) => clientIds[i % clientIds.length]!
   const credit = (i: number) => ({
@@ -157,7 +171,7 @@ const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
     body: JSON.stringify({ client_id: pick(i), points: 5 }),
     headers: { "content-type": "application/json", "x-idempotency-key": `bench-${process.pid}-${Date.now()}-${i}` }
   })
-  return [
+  const list: Scenario[] = [
     {
       name: "get_client",
       fidelis: (i) => ({ method: "GET", path: `/api/v1/public/clients/${pick(i)}` }),
@@ -199,6 +213,8 @@ const scenarios = (clientIds: ReadonlyArray<string>): Scenario[] => {
       }
     })
   ]
+  // Every analytic (they are the one-connection scenarios) again over the year.
+  return [...list, ...list.filter((scenario) => scenario.connections === 1).map(yearLong)]
 }
 
 interface Measure {
