@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ProgramId } from "../src/ids.js"
@@ -58,9 +58,11 @@ const dataset = (timezone: string) =>
       INSERT INTO loyalty_stamps (empresa_id, card_id, client_id, program_id, quantity, created_at)
       SELECT c.empresa_id, c.id, c.client_id, c.program_id, 1 + n % 3, at
       FROM (SELECT at, row_number() OVER (ORDER BY at) AS n FROM ${instants} i) f
-      JOIN loyalty_cards c ON c.empresa_id = ${empresa.id} AND c.client_id = (CASE WHEN n % 3 = 0 THEN ${ana.id}::uuid ELSE ${bruno.id}::uuid END)`
+      JOIN loyalty_cards c
+        ON c.empresa_id = ${empresa.id}
+       AND c.client_id = (CASE WHEN n % 3 = 0 THEN ${ana.id}::uuid ELSE ${bruno.id}::uuid END)`
 
-    // And one fact per transaction, concurrent on a real server: each adds to the current hour's row.
+    // And one fact per transaction, concurrent on a real server: each adds to a current hour's row.
     yield* Effect.all(
       Array.from({ length: 20 }, (_, i) =>
         Points.credit(empresa.id, { client_id: i % 2 ? ana.id : bruno.id, points: i + 1 })
@@ -71,7 +73,20 @@ const dataset = (timezone: string) =>
   })
 
 const windowStart = (timezone: string, days: number) =>
-  `(date_trunc('day', now() AT TIME ZONE '${timezone}') - make_interval(days => ${days - 1})) AT TIME ZONE '${timezone}'`
+  `(date_trunc('day', now() AT TIME ZONE '${timezone}') - make_interval(days => ${days - 1}))` +
+  ` AT TIME ZONE '${timezone}'`
+
+/** How many rows the facts' sums by hour and the rollup's have, and how many differ. */
+const compare = (facts: Statement.Fragment, rolled: Statement.Fragment) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ hours: number; mismatches: number }>`
+      WITH facts AS (${facts}), rolled AS (${rolled})
+      SELECT (SELECT count(*) FROM facts)::int AS hours,
+             (SELECT count(*)
+              FROM ((TABLE facts EXCEPT TABLE rolled) UNION ALL (TABLE rolled EXCEPT TABLE facts)) d)::int
+               AS mismatches`
+  ).pipe(Effect.map(([row]) => row!))
 
 for (const timezone of ZONES) {
   layer(TestCore, { timeout: 120_000 })(`hourly rollups in ${timezone}`, (it) => {
@@ -79,34 +94,29 @@ for (const timezone of ZONES) {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const { empresaId } = yield* dataset(timezone)
-        const [ledger] = yield* sql<{ hours: number; mismatches: number }>`
-          WITH facts AS (
+        const ledger = yield* compare(
+          sql`
             SELECT date_trunc('hour', created_at, 'UTC') AS hour,
-                   sum(points * (kind = 'credit')::int) AS credit, sum(points * (kind = 'spend')::int) AS spend,
-                   sum(points * (kind = 'refund')::int) AS refund, sum(points * (kind = 'expire')::int) AS expire,
-                   sum(points * (kind = 'adjust')::int) AS adjust
-            FROM points_ledger WHERE empresa_id = ${empresaId} GROUP BY 1
-          ), rolled AS (
-            SELECT hour, credit::numeric, spend::numeric, refund::numeric, expire::numeric, adjust::numeric
-            FROM points_ledger_hourly WHERE empresa_id = ${empresaId}
-          )
-          SELECT (SELECT count(*) FROM facts)::int AS hours,
-                 (SELECT count(*) FROM ((TABLE facts EXCEPT TABLE rolled) UNION ALL (TABLE rolled EXCEPT TABLE facts)) d)::int
-                   AS mismatches`
-        const [stamps] = yield* sql<{ hours: number; mismatches: number }>`
-          WITH facts AS (
-            SELECT date_trunc('hour', created_at, 'UTC') AS hour, program_id, sum(quantity)::numeric AS stamps
-            FROM loyalty_stamps WHERE empresa_id = ${empresaId} GROUP BY 1, 2
-          ), rolled AS (
-            SELECT hour, program_id, stamps::numeric FROM loyalty_stamps_hourly WHERE empresa_id = ${empresaId}
-          )
-          SELECT (SELECT count(*) FROM facts)::int AS hours,
-                 (SELECT count(*) FROM ((TABLE facts EXCEPT TABLE rolled) UNION ALL (TABLE rolled EXCEPT TABLE facts)) d)::int
-                   AS mismatches`
-        expect(ledger!.hours).toBeGreaterThan(900)
-        expect(ledger!.mismatches).toBe(0)
-        expect(stamps!.hours).toBeGreaterThan(900)
-        expect(stamps!.mismatches).toBe(0)
+                   sum(points * (kind = 'credit')::int), sum(points * (kind = 'spend')::int),
+                   sum(points * (kind = 'refund')::int), sum(points * (kind = 'expire')::int),
+                   sum(points * (kind = 'adjust')::int)
+            FROM points_ledger WHERE empresa_id = ${empresaId} GROUP BY 1`,
+          sql`
+            SELECT hour, sum(credit), sum(spend), sum(refund), sum(expire), sum(adjust)
+            FROM points_ledger_hourly WHERE empresa_id = ${empresaId} GROUP BY hour`
+        )
+        const stamps = yield* compare(
+          sql`
+            SELECT date_trunc('hour', created_at, 'UTC') AS hour, program_id, sum(quantity)::numeric
+            FROM loyalty_stamps WHERE empresa_id = ${empresaId} GROUP BY 1, 2`,
+          sql`
+            SELECT hour, program_id, sum(stamps)
+            FROM loyalty_stamps_hourly WHERE empresa_id = ${empresaId} GROUP BY hour, program_id`
+        )
+        expect(ledger.hours).toBeGreaterThan(900)
+        expect(ledger.mismatches).toBe(0)
+        expect(stamps.hours).toBeGreaterThan(900)
+        expect(stamps.mismatches).toBe(0)
       })
     )
 

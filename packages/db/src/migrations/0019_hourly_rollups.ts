@@ -11,17 +11,25 @@ import { Effect } from "effect"
  * Triggers keep them in the transaction of each fact, whatever writes it (the credit and stamp
  * statements, the seeder, tests), once per statement over its new rows: a bulk insert is one
  * grouped upsert, taking its rows in key order. The upsert adds under its row lock, so concurrent
- * transactions crediting one empresa in one hour queue on that row and none loses a count.
+ * transactions on one row add in turn and none loses a count.
  *
- * One row per empresa and hour holds every ledger kind (not a row per kind), so a transaction
- * takes one rollup row lock per hour it writes, and two transactions cannot wait on each other's
+ * Each empresa's hour is striped over `STRIPES` rows, chosen by the writing backend: a row lock is
+ * held until its transaction commits, so with one row per hour every credit of a tenant waited for
+ * the previous one's commit (measured: a quarter of the throughput with 10 connections). Readers
+ * sum whatever rows an hour has, at most `STRIPES`.
+ *
+ * One row per stripe holds every ledger kind (not a row per kind), so a transaction takes one
+ * rollup row lock per hour it writes, and two transactions cannot wait on each other's
  * rows in opposite orders. The facts are append-only: no update or delete trigger.
  */
 
+const STRIPES = 8
+const STRIPE = `pg_backend_pid() % ${STRIPES}`
+
 /** Adds the points of `facts` (a ledger-shaped relation) to their hours. */
 const ledgerRollUp = (facts: string) => `
-  INSERT INTO points_ledger_hourly AS h (empresa_id, hour, credit, spend, refund, expire, adjust)
-  SELECT empresa_id, date_trunc('hour', created_at, 'UTC'),
+  INSERT INTO points_ledger_hourly AS h (empresa_id, hour, stripe, credit, spend, refund, expire, adjust)
+  SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), ${STRIPE},
          coalesce(sum(points) FILTER (WHERE kind = 'credit'), 0),
          coalesce(sum(points) FILTER (WHERE kind = 'spend'), 0),
          coalesce(sum(points) FILTER (WHERE kind = 'refund'), 0),
@@ -30,18 +38,18 @@ const ledgerRollUp = (facts: string) => `
   FROM ${facts}
   GROUP BY 1, 2
   ORDER BY 1, 2
-  ON CONFLICT (empresa_id, hour) DO UPDATE SET
+  ON CONFLICT (empresa_id, hour, stripe) DO UPDATE SET
     credit = h.credit + EXCLUDED.credit, spend = h.spend + EXCLUDED.spend, refund = h.refund + EXCLUDED.refund,
     expire = h.expire + EXCLUDED.expire, adjust = h.adjust + EXCLUDED.adjust`
 
 /** Adds the stamps of `facts` (a stamp-shaped relation) to their hours. */
 const stampsRollUp = (facts: string) => `
-  INSERT INTO loyalty_stamps_hourly AS h (empresa_id, hour, program_id, stamps)
-  SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), program_id, sum(quantity)
+  INSERT INTO loyalty_stamps_hourly AS h (empresa_id, hour, program_id, stripe, stamps)
+  SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), program_id, ${STRIPE}, sum(quantity)
   FROM ${facts}
   GROUP BY 1, 2, 3
   ORDER BY 1, 2, 3
-  ON CONFLICT (empresa_id, hour, program_id) DO UPDATE SET stamps = h.stamps + EXCLUDED.stamps`
+  ON CONFLICT (empresa_id, hour, program_id, stripe) DO UPDATE SET stamps = h.stamps + EXCLUDED.stamps`
 
 /**
  * Adds each insert statement's new rows on `facts` to its rollup, in the statement's transaction,
@@ -71,20 +79,22 @@ export default Effect.gen(function* () {
     CREATE TABLE points_ledger_hourly (
       empresa_id  uuid NOT NULL,
       hour        timestamptz NOT NULL,
+      stripe      smallint NOT NULL,
       credit      bigint NOT NULL,
       spend       bigint NOT NULL,
       refund      bigint NOT NULL,
       expire      bigint NOT NULL,
       adjust      bigint NOT NULL,
-      PRIMARY KEY (empresa_id, hour)
+      PRIMARY KEY (empresa_id, hour, stripe)
     )`
   yield* sql`
     CREATE TABLE loyalty_stamps_hourly (
       empresa_id  uuid NOT NULL,
       hour        timestamptz NOT NULL,
       program_id  uuid NOT NULL,
+      stripe      smallint NOT NULL,
       stamps      bigint NOT NULL,
-      PRIMARY KEY (empresa_id, hour, program_id)
+      PRIMARY KEY (empresa_id, hour, program_id, stripe)
     )`
 
   // Each trigger is created before its backfill: the creation waits for the transactions writing
