@@ -20,7 +20,7 @@ import { Effect } from "effect"
  *
  * One row per stripe holds every ledger kind (not a row per kind), so a transaction takes one
  * rollup row lock per hour it writes, and two transactions cannot wait on each other's
- * rows in opposite orders. The facts are append-only: no update or delete trigger.
+ * rows in opposite orders. Facts are never deleted; an update moves its amount between hours.
  */
 
 const STRIPES = 8
@@ -52,23 +52,32 @@ const stampsRollUp = (facts: string) => `
   ON CONFLICT (empresa_id, hour, program_id, stripe) DO UPDATE SET stamps = h.stamps + EXCLUDED.stamps`
 
 /**
- * Adds each insert statement's new rows on `facts` to its rollup, in the statement's transaction,
- * then rolls up the rows already there.
+ * Adds each insert statement's new rows on `facts` to its rollup, and moves an updated row's
+ * `measure` from its old hour to its new one (the demo tenant moves its history back in time), in
+ * the statement's transaction; then rolls up the rows already there.
  */
-const rollUpOnInsert = (facts: string, rollUp: (rows: string) => string) =>
+const rollUpOnWrite = (facts: string, rollUp: (rows: string) => string, keys: string, measure: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`
-      CREATE FUNCTION ${sql.literal(`${facts}_roll_up`)}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        ${sql.literal(rollUp("new_rows"))};
-        RETURN NULL;
-      END
-      $$`
-    yield* sql`
-      CREATE TRIGGER ${sql.literal(`${facts}_hourly`)} AFTER INSERT ON ${sql.literal(facts)}
-      REFERENCING NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION ${sql.literal(`${facts}_roll_up`)}()`
+    const moved = `(SELECT ${keys}, -${measure} AS ${measure} FROM old_rows
+                    UNION ALL SELECT ${keys}, ${measure} FROM new_rows) moved`
+    for (const [event, rows, transition] of [
+      ["INSERT", "new_rows", "NEW TABLE AS new_rows"],
+      ["UPDATE", moved, "OLD TABLE AS old_rows NEW TABLE AS new_rows"]
+    ] as const) {
+      const name = sql.literal(`${facts}_roll_up_${event.toLowerCase()}`)
+      yield* sql`
+        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          ${sql.literal(rollUp(rows))};
+          RETURN NULL;
+        END
+        $$`
+      yield* sql`
+        CREATE TRIGGER ${name} AFTER ${sql.literal(event)} ON ${sql.literal(facts)}
+        REFERENCING ${sql.literal(transition)}
+        FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`
+    }
     yield* sql.unsafe(rollUp(facts))
   })
 
@@ -99,6 +108,6 @@ export default Effect.gen(function* () {
 
   // Each trigger is created before its backfill: the creation waits for the transactions writing
   // facts and holds off new ones until this migration commits, so no fact falls between the two.
-  yield* rollUpOnInsert("points_ledger", ledgerRollUp)
-  yield* rollUpOnInsert("loyalty_stamps", stampsRollUp)
+  yield* rollUpOnWrite("points_ledger", ledgerRollUp, "empresa_id, created_at, kind", "points")
+  yield* rollUpOnWrite("loyalty_stamps", stampsRollUp, "empresa_id, created_at, program_id", "quantity")
 })
