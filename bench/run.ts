@@ -194,6 +194,20 @@ interface Targets {
   readonly token: string
 }
 
+/** The same analytic over a year: the longest window the API accepts, served by the rollups. */
+const yearLong = (scenario: Scenario): Scenario => {
+  const year = (make: Scenario["fidelis"]) => (i: number) => {
+    const request = make(i)
+    return { ...request, path: request.path.replace("days=30", "days=365") }
+  }
+  return {
+    ...scenario,
+    name: `${scenario.name}?days=365`,
+    fidelis: year(scenario.fidelis),
+    baseline: year(scenario.baseline)
+  }
+}
+
 const scenarios = ({ clientIds, slug, rewardId, questId, token }: Targets): Scenario[] => {
   const pick = (i: number) => clientIds[i % clientIds.length]!
   const asUser = { authorization: `Bearer ${token}`, "content-type": "application/json" }
@@ -203,7 +217,7 @@ const scenarios = ({ clientIds, slug, rewardId, questId, token }: Targets): Scen
     body: JSON.stringify({ client_id: pick(i), points: 5 }),
     headers: { "content-type": "application/json", "x-idempotency-key": `bench-${process.pid}-${Date.now()}-${i}` }
   })
-  return [
+  const list: Scenario[] = [
     {
       name: "get_client",
       fidelis: (i) => ({ method: "GET", path: `/api/v1/public/clients/${pick(i)}` }),
@@ -281,6 +295,8 @@ const scenarios = ({ clientIds, slug, rewardId, questId, token }: Targets): Scen
       }
     })
   ]
+  // Every analytic (they are the one-connection scenarios) again over the year.
+  return [...list, ...list.filter((scenario) => scenario.connections === 1).map(yearLong)]
 }
 
 interface Measure {

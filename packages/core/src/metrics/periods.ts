@@ -5,14 +5,53 @@ import type { Window } from "./service.js"
 
 /** The SQL every analytic shares to place its facts in the window and its local calendar periods. */
 
-/** A predicate on an instant column: it falls inside a range (the window, or one of its periods). */
-export type Within = (column: Statement.Fragment) => Statement.Fragment
+/**
+ * A predicate on an instant column: it falls inside a range `[starts, ends)` (the window, or one
+ * of its periods), whose bounds it carries.
+ */
+export interface Within {
+  (column: Statement.Fragment): Statement.Fragment
+  readonly starts: Statement.Fragment
+  readonly ends: Statement.Fragment
+}
+
+const range = (sql: SqlClient.SqlClient, starts: Statement.Fragment, ends: Statement.Fragment): Within =>
+  Object.assign((column: Statement.Fragment) => sql`${column} >= ${starts} AND ${column} < ${ends}`, { starts, ends })
 
 /** A column falls inside the window `[from, to)`: the (empresa_id, column) indexes serve it. */
-export const inWindow =
-  (sql: SqlClient.SqlClient, window: Window): Within =>
-  (column) =>
-    sql`${column} >= ${window.from} AND ${column} < ${window.to}`
+export const inWindow = (sql: SqlClient.SqlClient, window: Window): Within =>
+  range(sql, sql`${window.from}::timestamptz`, sql`${window.to}::timestamptz`)
+
+/** The facts of a range, read from an hourly rollup where it can be. */
+export interface Hourly {
+  /** The facts themselves, in a range. */
+  readonly facts: (within: Within) => Statement.Fragment
+  /**
+   * The rollup's rows, one per UTC hour (`hour`, its start), in a range of whole hours, with the
+   * same columns as `facts`, each the sum of its hour's facts.
+   */
+  readonly rollup: (hours: Within) => Statement.Fragment
+}
+
+/**
+ * The facts of a range as rows to sum: the whole UTC hours inside it come from the rollup, the
+ * partial hours at its edges (none when a bound falls on the hour, as local midnights do in every
+ * whole-hour time zone; the current hour at the window's end) from the facts. The rollup is kept in
+ * the facts' own transactions (migration 0019), so both are read from one snapshot and every sum
+ * is exactly the facts'.
+ */
+export const rolledUpByHour = (sql: SqlClient.SqlClient, within: Within, hourly: Hourly) => {
+  // The first whole hour (the start rounded up; timestamptz counts microseconds) and the end of
+  // the last one, never before the first.
+  const first = sql`date_trunc('hour', ${within.starts} + interval '1 hour' - interval '1 microsecond', 'UTC')`
+  const last = sql`greatest(date_trunc('hour', ${within.ends}, 'UTC'), ${first})`
+  return sql`
+    ${hourly.facts(range(sql, within.starts, sql`least(${first}, ${within.ends})`))}
+    UNION ALL
+    ${hourly.rollup(range(sql, first, last))}
+    UNION ALL
+    ${hourly.facts(range(sql, last, within.ends))}`
+}
 
 /**
  * Every period of the window, oldest first: `period` (its local start) and the instants `starts`
@@ -58,7 +97,7 @@ export const seriesWithTotal = <Row extends object>(sql: SqlClient.SqlClient, ro
   const aliases = Object.keys(rollup.measures)
   const list = (f: (alias: string) => string) => sql.literal(aliases.map(f).join(", "))
   const columns = sql.literal(rollup.columns)
-  const inPeriod: Within = (column) => sql`${column} >= p.starts AND ${column} < p.ends`
+  const inPeriod = range(sql, sql`p.starts`, sql`p.ends`)
   return sql<Row & { readonly period: string | null }>`
     WITH filled AS (
       SELECT p.period, ${list((alias) => `COALESCE(a.${alias}, 0) AS ${alias}`)}

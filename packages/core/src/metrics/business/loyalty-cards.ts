@@ -3,7 +3,7 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { NotFound } from "../../errors.js"
 import type { EmpresaId, ProgramId } from "../../ids.js"
-import { inWindow, seriesWithTotal } from "../periods.js"
+import { inWindow, rolledUpByHour, seriesWithTotal, type Hourly } from "../periods.js"
 import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
 import { traced } from "../../tracing.js"
@@ -45,6 +45,14 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
         const within = inWindow(sql, window)
         const created = within(sql`created_at`)
         const completed = within(sql`completed_at`)
+        const stamps: Hourly = {
+          facts: (range) => sql`
+            SELECT quantity AS stamps
+            FROM loyalty_stamps WHERE empresa_id = ${empresaId} ${ofProgram} AND ${range(sql`created_at`)}`,
+          rollup: (hours) => sql`
+            SELECT stamps
+            FROM loyalty_stamps_hourly WHERE empresa_id = ${empresaId} ${ofProgram} AND ${hours(sql`hour`)}`
+        }
 
         // Each count reads only its own rows: the active cards, or one index range of the window.
         // completion_rate follows the cohort issued in the window, so it stays a ratio in 0..1 (the
@@ -72,8 +80,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
           window,
           groupBy: input.group_by,
           facts: (inPeriod) => sql`
-          SELECT quantity AS stamps, 0 AS completions
-          FROM loyalty_stamps WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`created_at`)}
+          SELECT stamps, 0 AS completions FROM (${rolledUpByHour(sql, inPeriod, stamps)}) s
           UNION ALL
           SELECT 0, 1
           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${inPeriod(sql`completed_at`)}`,
