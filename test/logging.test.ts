@@ -52,12 +52,13 @@ interface Line {
   readonly [field: string]: unknown
 }
 
-const lines = (): Line[] =>
-  server
-    .output()
+const parsed = (output: string): Line[] =>
+  output
     .split("\n")
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Line)
+
+const lines = () => parsed(server.output())
 
 describe("the server log", () => {
   const loggedOnce =
@@ -103,13 +104,38 @@ describe("the server log", () => {
         level: "error",
         message: "request",
         status: 500,
-        error: expect.stringMatching(/products/)
+        // The driver's message, which names the relation (spans are off unless FIDELIS_TRACING is set).
+        error: expect.stringMatching(/relation "products" does not exist/)
       })
+      // Spans are off by default: the cause names no service call.
+      expect(about[0]!.error).not.toMatch(/Products\.list/)
     }
     const mcpFailures = lines().filter((line) => line.path === "/mcp" && line.status === 500)
     expect(mcpFailures).toHaveLength(1)
-    expect(mcpFailures[0]!.error).toMatch(/products/)
+    expect(mcpFailures[0]!.error).toMatch(/relation "products" does not exist/)
     expect(lines().filter((line) => line.request_id === mcpFailures[0]!.request_id)).toHaveLength(1)
+  })
+
+  it("with FIDELIS_TRACING=1, the logged cause also names the service call that failed", async () => {
+    const traced = await startServer({ databaseUrl: database.url, env: { FIDELIS_TRACING: "1" } })
+    try {
+      await sql("ALTER TABLE products RENAME TO products_elsewhere")
+      try {
+        const res = await call(traced, "/api/v1/public/products", {
+          key: tenant.key,
+          headers: { "x-request-id": "log-traced-1" }
+        })
+        expect(res.status).toBe(500)
+      } finally {
+        await sql("ALTER TABLE products_elsewhere RENAME TO products")
+      }
+      await traced.waitForOutput(/"log-traced-1"/)
+      const line = parsed(traced.output()).find((entry) => entry.request_id === "log-traced-1")
+      expect(line?.error).toMatch(/Products\.list/)
+      expect(line?.error).toMatch(/relation "products" does not exist/)
+    } finally {
+      await traced.stop()
+    }
   })
 
   it("writes every line, the server's and core's alike, with the same fields", async () => {

@@ -133,9 +133,25 @@ const runProgram = async <A, E extends DomainError>(
   throw new TRPCError({
     code: "INTERNAL_SERVER_ERROR",
     message: INTERNAL_MESSAGE,
-    cause: new Error(Cause.pretty(exit.cause))
+    cause: new Error(loggedCause(exit.cause))
   })
 }
+
+/**
+ * `Cause.pretty` with, under it, the `cause` chain of each error it holds: a SqlError's is the
+ * driver's message (the relation, the constraint), which an operator needs and `pretty` leaves out.
+ */
+const loggedCause = (cause: Cause.Cause<unknown>) => {
+  const chains = [...Cause.defects(cause), ...Cause.failures(cause)].flatMap((error) => {
+    const lines: Array<string> = []
+    for (let next = causeOf(error); next !== undefined && lines.length < 5; next = causeOf(next))
+      lines.push(`caused by: ${next instanceof Error ? next.message : String(next)}`)
+    return lines
+  })
+  return [Cause.pretty(cause), ...chains].join("\n")
+}
+
+const causeOf = (error: unknown): unknown => (error instanceof Error ? error.cause : undefined)
 
 /** A procedure's context: `refuses(...)` adds the refusals it declared. */
 type ProcedureContext = RequestContext & { readonly refusals?: ReadonlyArray<Refusal> }
