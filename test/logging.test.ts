@@ -42,6 +42,16 @@ const sql = async (text: string) => {
   }
 }
 
+/** Runs `body` while the products table is renamed away, so its reads fail inside the server. */
+const withoutProducts = async (body: () => Promise<void>) => {
+  await sql("ALTER TABLE products RENAME TO products_elsewhere")
+  try {
+    await body()
+  } finally {
+    await sql("ALTER TABLE products_elsewhere RENAME TO products")
+  }
+}
+
 interface Line {
   readonly timestamp?: string
   readonly level?: string
@@ -66,8 +76,7 @@ describe("the server log", () => {
     "the response says nothing more"
   it(loggedOnce, async () => {
     expect((await call(server, "/api/v1/public/products", { key: tenant.key })).status).toBe(200)
-    await sql("ALTER TABLE products RENAME TO products_elsewhere")
-    try {
+    await withoutProducts(async () => {
       const rest = await call(server, "/api/v1/public/products", {
         key: tenant.key,
         headers: { "x-request-id": "log-rest-1" }
@@ -90,9 +99,7 @@ describe("the server log", () => {
       } finally {
         await mcp.close()
       }
-    } finally {
-      await sql("ALTER TABLE products_elsewhere RENAME TO products")
-    }
+    })
 
     await server.waitForOutput(
       /"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500[^\n]*\n(?:[^\n]*\n)*[^\n]*"status":500/
@@ -119,16 +126,13 @@ describe("the server log", () => {
   it("with FIDELIS_TRACING=1, the logged cause also names the service call that failed", async () => {
     const traced = await startServer({ databaseUrl: database.url, env: { FIDELIS_TRACING: "1" } })
     try {
-      await sql("ALTER TABLE products RENAME TO products_elsewhere")
-      try {
+      await withoutProducts(async () => {
         const res = await call(traced, "/api/v1/public/products", {
           key: tenant.key,
           headers: { "x-request-id": "log-traced-1" }
         })
         expect(res.status).toBe(500)
-      } finally {
-        await sql("ALTER TABLE products_elsewhere RENAME TO products")
-      }
+      })
       await traced.waitForOutput(/"log-traced-1"/)
       const line = parsed(traced.output()).find((entry) => entry.request_id === "log-traced-1")
       expect(line?.error).toMatch(/Products\.list/)
