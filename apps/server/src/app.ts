@@ -12,8 +12,8 @@ import {
   publicUrlOf,
   requestContextFromHeaders,
   requestRefusal,
+  UNNAMED_REQUEST,
   withBodyLimit,
-  withRequestId,
   type CoreRuntime
 } from "@fidelis/core"
 import { createMcpHandler } from "@fidelis/mcp"
@@ -62,6 +62,33 @@ const describe = (error: unknown): string => {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
   if (cause === undefined) return text
   return `${text}\ncaused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`
+}
+
+/** The JSON text of an error whose request id was not known where it was formatted. */
+const UNNAMED = `"request_id":${JSON.stringify(UNNAMED_REQUEST)}`
+
+/**
+ * tRPC refuses some requests (a wrong media type, a malformed batch) before it builds their context,
+ * so its error formatter cannot name the request; its error body gets the id here.
+ */
+const namingTheRequest = async (res: Response, requestId: string) => {
+  const text = await res.text()
+  return new Response(text.replaceAll(UNNAMED, `"request_id":${JSON.stringify(requestId)}`), res)
+}
+
+/**
+ * The response with the request's id, in its own headers when they can be changed: a copy of a
+ * response would stream its body again. A redirect or a fetched response has immutable headers.
+ */
+const withRequestIdHeader = (res: Response, requestId: string) => {
+  try {
+    res.headers.set("X-Request-Id", requestId)
+    return res
+  } catch {
+    const headers = new Headers(res.headers)
+    headers.set("X-Request-Id", requestId)
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
+  }
 }
 
 const levelOf = (status: number) => (status === 503 ? "warn" : status >= 500 ? "error" : "info")
@@ -160,7 +187,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
         event.req.method === "GET"
           ? (event.url.searchParams.get("input") ?? undefined)
           : Buffer.concat(received).toString()
-      return fetchRequestHandler({
+      const answered = fetchRequestHandler({
         endpoint: "/trpc",
         // Read lazily by tRPC, after the procedures' authentication: a stranger's body stays unread.
         req: withBodyLimit(event.req, maxBodyBytes, received),
@@ -182,6 +209,7 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
           if (error.code === "INTERNAL_SERVER_ERROR") event.context.report(error)
         }
       })
+      return answered.then((res) => (res.status < 400 ? res : namingTheRequest(res, event.context.requestId)))
     })
     .all("/mcp", (event) =>
       mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
@@ -209,23 +237,19 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     }
     let res: Response
     try {
-      res = await withRequestId(requestId, () => app.request(req, undefined, { requestId, report }))
+      res = await app.request(req, undefined, { requestId, report })
     } catch (error) {
       report(error)
       res = problemResponse(problemOf(requestRefusal("INTERNAL_ERROR", INTERNAL_MESSAGE), requestId))
     }
-    // Responses built elsewhere may have immutable headers; a copy is always writable.
-    const headers = new Headers(res.headers)
-    headers.set("X-Request-Id", requestId)
-    const url = new URL(req.url)
     log(levelOf(res.status), "request", {
       request_id: requestId,
       method: req.method,
-      path: url.pathname,
+      path: new URL(req.url).pathname,
       status: res.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       ...(failure !== undefined && { error: describe(failure) })
     })
-    return new Response(res.body, { status: res.status, headers })
+    return withRequestIdHeader(res, requestId)
   }
 }

@@ -42,7 +42,6 @@ export {
   type RequestErrorCode
 } from "./problem.js"
 export { closest, editDistance } from "./closest.js"
-export { currentRequestId, withRequestId } from "./request-scope.js"
 export { appRouter, endUserApiRouter, internalApiRouter, publicApiRouter, type AppRouter } from "./router.js"
 export {
   catalogueOf,
@@ -63,7 +62,7 @@ export {
   type ImportRowResult
 } from "./clients/contracts.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
-export { admit, admitFor, createCallerFactory } from "./trpc.js"
+export { admit, admitFor, createCallerFactory, UNNAMED_REQUEST } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"
 export { runEffect } from "./trpc.js"
 export { sweepExpired } from "./maintenance.js"

@@ -41,7 +41,6 @@ import {
 } from "./problem.js"
 import type { CoreServices } from "./runtime.js"
 import type { EmpresaId, UserId } from "./ids.js"
-import { currentRequestId } from "./request-scope.js"
 import { StaffTarget, type TeamRole } from "./team/contracts.js"
 import { Team } from "./team/service.js"
 
@@ -54,8 +53,9 @@ const t = initTRPC
     // `data.code` stays tRPC's own code, which tRPC clients branch on; the machine code every other
     // surface calls `code` is `data.error_code` here (docs/decisions.md, "Error codes on every surface").
     errorFormatter: ({ shape, error, ctx }) => {
-      // A refusal before the context exists (a wrong media type) still has the request's id.
-      const { status, body } = problemOf(error, ctx?.requestId ?? currentRequestId() ?? "")
+      // A refusal before the context exists (a wrong media type) has no request id here: the tRPC
+      // surface fills it in (`UNNAMED_REQUEST`), so no request pays for an AsyncLocalStorage.
+      const { status, body } = problemOf(error, ctx?.requestId ?? UNNAMED_REQUEST)
       const message = typeof body.detail === "string" ? body.detail : shape.message
       return {
         ...shape,
@@ -71,6 +71,9 @@ const t = initTRPC
       }
     }
   })
+
+/** The request id of a tRPC error formatted before its request had a context; the surface replaces it. */
+export const UNNAMED_REQUEST = ""
 
 export const router = t.router
 export const createCallerFactory = t.createCallerFactory

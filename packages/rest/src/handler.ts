@@ -15,6 +15,7 @@ import {
 } from "@fidelis/core"
 import { TRPCError, type AnyRouter } from "@trpc/server"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { FastResponse } from "srvx"
 import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, type OpenApiMethod } from "trpc-to-openapi"
 import { createRouteIndex, type RouteIndex } from "./routes.js"
 
@@ -258,7 +259,7 @@ export const createRestHandler = ({
       const { status, body } = await dispatch(req)
       if (exchange.failure === undefined) {
         const kind = routeOf(incoming.method, new URL(req.url).pathname)?.response
-        return kind === undefined ? new Response(body, { status, headers }) : asResponse(kind, body, headers)
+        return kind === undefined ? new FastResponse(body, { status, headers }) : asResponse(kind, body, headers)
       }
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
@@ -271,9 +272,13 @@ export const createRestHandler = ({
   }
 }
 
-/** An error response: the problem's body and headers, on top of `headers` (rate limit, request id). */
+/**
+ * An error response: the problem's body and headers, on top of `headers` (rate limit, request id).
+ * JSON answers are srvx's `FastResponse`, which a Node server writes as the string it holds; a web
+ * `Response` would wrap it in a stream to be read back chunk by chunk.
+ */
 export const problemResponse = (problem: Problem, headers = new Headers()): Response => {
   headers.set("content-type", JSON_TYPE)
   for (const [name, value] of Object.entries(problem.headers ?? {})) headers.set(name, value)
-  return new Response(JSON.stringify(problem.body), { status: problem.status, headers })
+  return new FastResponse(JSON.stringify(problem.body), { status: problem.status, headers })
 }

@@ -12,12 +12,8 @@ import { traced } from "../tracing.js"
 
 const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/
 
-const sha256 = (value: string) => createHash("sha256").update(value).digest("hex")
-
-const sameSecret = (a: string, b: string) => {
-  const [ha, hb] = [createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest()]
-  return timingSafeEqual(ha, hb)
-}
+const digest = (value: string) => createHash("sha256").update(value).digest()
+const sha256 = (value: string) => digest(value).toString("hex")
 
 /** `fid_` + 32 url-safe chars (192 random bits); the prefix shown later identifies it without revealing it. */
 const newKey = () => {
@@ -77,16 +73,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     const sql = yield* SqlClient.SqlClient
     const config = yield* Config
     const cache = yield* AuthCache
+    // Compared by digest, in constant time whatever the presented key's length; hashed once, not per request.
+    const adminKeyDigest = config.adminKey === undefined ? undefined : digest(Redacted.value(config.adminKey))
 
     /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
     const authenticate = traced("ApiKeys.authenticate")(function* (key: string) {
-      if (config.adminKey !== undefined && sameSecret(key, Redacted.value(config.adminKey))) {
+      const presented = digest(key)
+      if (adminKeyDigest !== undefined && timingSafeEqual(presented, adminKeyDigest)) {
         return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" } as const
       }
       if (!KEY_PATTERN.test(key)) {
         return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
       }
-      const hash = sha256(key)
+      const hash = presented.toString("hex")
       const cached = cache.get(hash)
       if (cached !== undefined) return cached
       const since = cache.epoch()
