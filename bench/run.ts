@@ -23,6 +23,7 @@ import { offlineReceipts } from "./receipts.js"
 import { BENCH_USER } from "./seed.js"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
+const SERVER = "apps/server/dist/main.js"
 
 const { values: args } = parseArgs({
   options: {
@@ -42,10 +43,14 @@ interface Proc {
   readonly child: ChildProcess
 }
 
-/** Spawns a TypeScript entry point and waits for its `listening <port>` line (or Fidelis's JSON log). */
+/**
+ * Spawns an entry point (compiled JavaScript as is, TypeScript through tsx) and waits for its
+ * `listening <port>` line (or Fidelis's JSON log).
+ */
 const start = (entry: string, argv: string[], env: Record<string, string>): Promise<Proc> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...argv], {
+    const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : []
+    const child = spawn(process.execPath, [...loader, entry, ...argv], {
       cwd: ROOT,
       env: { PATH: process.env["PATH"] ?? "", NODE_ENV: "production", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -471,7 +476,7 @@ const benchDatabase = async (db: Database) => {
   let userId = ""
   const ours = new Map<string, Map<string, Pass>>()
   for (const limiter of limiters) {
-    const fidelis = await start("apps/server/src/main.ts", [], {
+    const fidelis = await start(SERVER, [], {
       ...db.env,
       ...LIMITERS[limiter],
       PORT: "0",
@@ -531,6 +536,9 @@ const benchDatabase = async (db: Database) => {
     })
   )
 }
+
+// Fidelis runs as `npm start` runs it: the compiled server, built from the sources being measured.
+execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" })
 
 const selected = args.db === "both" ? ["pglite", "postgres"] : [args.db]
 const results = []

@@ -162,6 +162,30 @@ describe.each(limiters)("rate limit: 60 requests per minute per key (spec sectio
     expect(remaining).toEqual(Array.from({ length: 60 - used }, (_, i) => i))
   })
 
+  it("counts refused requests too, and past the budget answers 429 before the request's own refusal", async () => {
+    const tenant = await createTenant(limited)
+    const used = await startOfFreshWindow(limited, tenant.key)
+    // A query that fails validation (422), a body that is not JSON (400), and a good read, in turn.
+    const attempts = [
+      () => call(limited, "/api/v1/public/clients?limit=many", { key: tenant.key }),
+      () => call(limited, "/api/v1/public/clients", { key: tenant.key, body: "{" }),
+      () => call(limited, "/api/v1/public/clients", { key: tenant.key })
+    ]
+    const seen: Array<[number, string | null]> = []
+    for (let i = used; i < 60; i++) {
+      const res = await attempts[i % 3]!()
+      seen.push([res.status, res.headers.get("x-ratelimit-remaining")])
+    }
+    expect(seen).toEqual(
+      Array.from({ length: 60 - used }, (_, j) => [[422, 400, 200][(used + j) % 3], String(59 - used - j)])
+    )
+    for (const attempt of attempts) {
+      const over = await attempt()
+      expect(over.status).toBe(429)
+      expect(over.body).toEqual(problem(expect.stringMatching(/Rate limit/), "RATE_LIMIT_EXCEEDED"))
+    }
+  })
+
   it("two server processes on one database share one budget", async () => {
     const database = await createSharedDatabase()
     const [a, b] = await Promise.all([

@@ -1,9 +1,16 @@
+import type { Effect } from "effect"
 import { setMaxListeners } from "node:events"
 import type { Admission, Meter, UserAdmission } from "./auth/admission.js"
+import type { RateLimited, Unavailable } from "./errors.js"
 import type { Credentials, Principal } from "./auth/principal.js"
 import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import { MAX_BATCH_CALLS } from "./limits.js"
-import type { CoreRuntime } from "./runtime.js"
+import type { CoreRuntime, CoreServices } from "./runtime.js"
+
+/** Where a procedure call's budget count waits until the call's program makes it (core's `owe`). */
+export interface OwedCount {
+  count: Effect.Effect<void, RateLimited | Unavailable, CoreServices> | undefined
+}
 
 /**
  * What every procedure call carries, whatever the surface (REST, tRPC, MCP, CLI). Adapters build
@@ -33,6 +40,8 @@ export interface RequestContext {
   addressMeter?: Meter
   /** Set by the first bearer authentication (end-user API); shared by every call the request carries. */
   userAdmission?: UserAdmission
+  /** A procedure call's own: the budget count it owes. */
+  readonly owed?: OwedCount
 }
 
 export interface RequestContextInit {

@@ -1,15 +1,15 @@
 import { initTRPC, TRPCError } from "@trpc/server"
 import { isUnavailable } from "@fidelis/db"
-import { Cause, Chunk, Effect, Exit, Option } from "effect"
+import { Cause, Chunk, Effect, Either, Exit, Option } from "effect"
 import { z, ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/service.js"
 import type { Principal } from "./auth/principal.js"
 import { addressBucket, clientAddress } from "./auth/address.js"
 import { Accounts } from "./accounts/service.js"
-import { count, type Admission, type AdmittedKey, type Meter } from "./auth/admission.js"
+import { count, type AdmittedKey, type Meter } from "./auth/admission.js"
 import { RateLimiter } from "./auth/rate-limiter.js"
 import { Config, type CoreConfig } from "./config.js"
-import type { RequestContext } from "./context.js"
+import type { OwedCount, RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
 import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
 import { Idempotency } from "./idempotency/service.js"
@@ -39,7 +39,7 @@ import {
   validationError,
   validationIssues
 } from "./problem.js"
-import type { CoreServices } from "./runtime.js"
+import type { CoreRuntime, CoreServices } from "./runtime.js"
 import type { EmpresaId, UserId } from "./ids.js"
 import { StaffTarget, type TeamRole } from "./team/contracts.js"
 import { Team } from "./team/service.js"
@@ -115,8 +115,13 @@ const runProgram = async <A, E extends DomainError>(
   program: Effect.Effect<A, E, CoreServices>,
   declared?: ReadonlyArray<Refusal>
 ): Promise<A> => {
+  // A budget count the call still owes goes first, in the same run (`owe`).
+  const owed = ctx.owed?.count
+  if (owed !== undefined) ctx.owed!.count = undefined
   const exit = await ctx.runtime.runPromiseExit(
-    program.pipe(Effect.annotateLogs("request_id", ctx.requestId)),
+    (owed === undefined ? program : Effect.zipRight(owed, program)).pipe(
+      Effect.annotateLogs("request_id", ctx.requestId)
+    ),
     ctx.signal ? { signal: ctx.signal } : undefined
   )
   if (Exit.isSuccess(exit)) return exit.value
@@ -190,39 +195,75 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
   return result
 })
 
+/** The services admission reads without running a program, kept per runtime by the first admission. */
+const admissionServices = new WeakMap<CoreRuntime, { readonly apiKeys: ApiKeys; readonly config: CoreConfig }>()
+
+const keyLimit = (principal: Principal, config: CoreConfig) =>
+  principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
+
+/** The request's key, when it is known without the database (the env admin key, or a cached lookup). */
+const knownKey = (ctx: RequestContext): AdmittedKey | undefined => {
+  const services = admissionServices.get(ctx.runtime)
+  const key = presentedKey(ctx.credentials)
+  if (services === undefined || Either.isLeft(key)) return undefined
+  const grant = services.apiKeys.knownGrant(key.right)
+  return (
+    grant && { principal: grant.principal, bucket: grant.bucket, limit: keyLimit(grant.principal, services.config) }
+  )
+}
+
 /**
  * Authenticates the request (one key lookup, however many calls it carries) and counts it against
  * the key's budget. Surfaces that refuse a stranger before reading the body (REST writes, MCP) call
  * it first; otherwise the first procedure call does. Refusals are TRPCErrors (400, 401, 403, 429).
+ * With `countLater`, a key known without the database is admitted without running a program, and
+ * the request's count is owed (`owed`): its first call makes it, or `settleAdmission`.
  */
-export const admit = async (ctx: RequestContext): Promise<Principal> => {
+export const admit = async (ctx: RequestContext, countLater = false): Promise<Principal> => {
   if (ctx.trustedPrincipal !== undefined) return ctx.trustedPrincipal
   if (ctx.admission === undefined) {
-    const meter: Omit<Admission, "key"> = { calls: 0, headers: ctx.resHeaders, shown: undefined }
+    const meter: Meter = { headers: ctx.resHeaders, shown: undefined }
+    const known = countLater ? knownKey(ctx) : undefined
+    if (known !== undefined) {
+      ctx.admission = Object.assign(meter, { key: Promise.resolve(known), calls: 0, owed: true })
+      return known.principal
+    }
     const key = runProgram(
       ctx,
       Effect.gen(function* () {
-        const config = yield* Config
-        const { principal, bucket } = yield* ApiKeys.authenticate(yield* presentedKey(ctx.credentials))
-        const limit = principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
-        const admitted: AdmittedKey = { principal, bucket, limit }
+        const [apiKeys, config] = [yield* ApiKeys, yield* Config]
+        admissionServices.set(ctx.runtime, { apiKeys, config })
+        const { principal, bucket } = yield* apiKeys.authenticate(yield* presentedKey(ctx.credentials))
+        const admitted: AdmittedKey = { principal, bucket, limit: keyLimit(principal, config) }
         yield* count(meter, admitted)
         return admitted
       })
     )
-    ctx.admission = Object.assign(meter, { key })
+    ctx.admission = Object.assign(meter, { key, calls: 0, owed: false })
   }
   return (await ctx.admission.key).principal
 }
 
+/** A request refused before any call made its owed count (a REST body too large or malformed) still counts once. */
+export const settleAdmission = async (ctx: RequestContext): Promise<void> => {
+  const admission = ctx.admission
+  if (admission?.owed !== true) return
+  admission.owed = false
+  await runProgram(ctx, count(admission, await admission.key))
+}
+
 /**
  * Every procedure call counts against the key's budget, so a batch cannot buy 200 calls for the
- * price of one request; the count made when the request was admitted covers its first call.
+ * price of one request; the request's own count covers its first call, which makes it if it is
+ * still owed.
  */
 const authenticate = async (ctx: RequestContext): Promise<Principal> => {
-  const principal = await admit(ctx)
+  const principal = await admit(ctx, true)
   const admission = ctx.admission
-  if (admission !== undefined && ++admission.calls > 1) await runProgram(ctx, count(admission, await admission.key))
+  if (admission !== undefined && (++admission.calls > 1 || admission.owed)) {
+    admission.owed = false
+    await owe(ctx, count(admission, await admission.key))
+  }
   return principal
 }
 
@@ -246,7 +287,31 @@ const refuseNulCharacters = t.middleware(({ ctx, meta, next, getRawInput }) =>
   })
 )
 
-const base = t.procedure.use(validationAs422).use(refuseNulCharacters)
+/**
+ * Gives each call the place where a budget count it owes waits (`owe`): its procedure's program
+ * makes it, in the same run. A call that ends without running one (refused by validation, say)
+ * makes it here, and a refusal of the budget then takes the place of the call's own outcome, as it
+ * would have had the count been made first.
+ */
+const settlesOwedCount = t.middleware(async ({ ctx, next }) => {
+  const owed: OwedCount = { count: undefined }
+  const result = await next({ ctx: { owed } })
+  if (owed.count !== undefined) await runProgram({ ...ctx, owed }, Effect.void)
+  return result
+})
+
+/**
+ * Makes the call owe a count against a budget: made at the start of its next program, so that
+ * authentication, rate limit and procedure run as one program. Outside a call (no place to wait),
+ * it is made at once.
+ */
+const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] & {}) => {
+  if (ctx.owed === undefined) return runProgram(ctx, budgetCount)
+  const earlier = ctx.owed.count
+  ctx.owed.count = earlier === undefined ? budgetCount : Effect.zipRight(earlier, budgetCount)
+}
+
+const base = t.procedure.use(settlesOwedCount).use(validationAs422).use(refuseNulCharacters)
 
 /**
  * Counts a public call against its client address's budget (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
@@ -257,7 +322,7 @@ const base = t.procedure.use(validationAs422).use(refuseNulCharacters)
 const countAddress = async (ctx: RequestContext) => {
   if (ctx.trustedPrincipal !== undefined) return
   const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
-  await runProgram(
+  await owe(
     ctx,
     Effect.flatMap(Config, (config) => {
       const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
@@ -280,7 +345,7 @@ export const publicProcedure = base.meta({ scope: "public" }).use(async ({ ctx, 
 export const ipLimitedProcedure = (family: string, limitOf: (config: CoreConfig) => number) =>
   publicProcedure.meta({ rateLimit: "ip" }).use(async ({ ctx, next }) => {
     if (ctx.trustedPrincipal === undefined) {
-      await runProgram(
+      await owe(
         ctx,
         Effect.gen(function* () {
           const config = yield* Config
@@ -380,17 +445,21 @@ export const admitUser = async (ctx: RequestContext): Promise<UserId> => {
   return ctx.userAdmission.user
 }
 
-/** What a surface checks before reading a request's body: the key or the token its scope needs. */
+/**
+ * What a surface checks before reading a request's body: the key or the token its scope needs. A
+ * key may be admitted with its count owed, so the surface calls `settleAdmission` if it refuses the
+ * request before its call.
+ */
 export const admitFor = async (ctx: RequestContext, scope: Scope | undefined): Promise<void> => {
   if (scope === "user") await admitUser(ctx)
-  else if (scope === "empresa" || scope === "admin") await admit(ctx)
+  else if (scope === "empresa" || scope === "admin") await admit(ctx, true)
 }
 
 /** The end-user API with a bearer access token: the user is the context's `userId`. */
 export const userProcedure = base.meta({ scope: "user" }).use(async ({ ctx, next }) => {
   const userId = await admitUser(ctx)
   const admission = ctx.userAdmission!
-  if (++admission.calls > 1) await runProgram(ctx, countUser(ctx, admission, userId))
+  if (++admission.calls > 1) await owe(ctx, countUser(ctx, admission, userId))
   return next({ ctx: { userId } })
 })
 
@@ -416,7 +485,7 @@ export const staffProcedure = <const S extends z.ZodRawShape = {}>(needed: TeamR
 /** The end-user API's routes that take no token (register, login, refresh, email links), counted per address. */
 export const accountProcedure = base.meta({ scope: "account" }).use(async ({ ctx, next }) => {
   const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
-  await runProgram(
+  await owe(
     ctx,
     Effect.flatMap(Config, (config) => count(meter, endUserAddressBudget(ctx, config)))
   )

@@ -6,6 +6,7 @@ import {
   problemOf,
   readBody,
   requestContextFromHeaders,
+  settleAdmission,
   validationError,
   type CoreRuntime,
   type Problem,
@@ -265,6 +266,11 @@ export const createRestHandler = ({
       if (!(error instanceof TRPCError)) throw error
       exchange.failure = error
     }
+    // A key admitted without its count (`admitFor`) and refused before its call still counts once.
+    await settleAdmission(ctx).catch((error: unknown) => {
+      if (!(error instanceof TRPCError)) throw error
+      exchange.failure = error
+    })
 
     const problem = problemOf(exchange.failure, init.requestId)
     if (problem.status >= 500) init.onInternalError?.(exchange.failure)

@@ -30,6 +30,8 @@ export interface Admission extends Meter {
   readonly key: Promise<AdmittedKey>
   /** Procedure calls made so far; the request's own count covers the first. */
   calls: number
+  /** Whether the request's own count is still to be made (admitted without running a program). */
+  owed: boolean
 }
 
 /** The user an access token named, once per HTTP request, with the budget meter its calls share. */

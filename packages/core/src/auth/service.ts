@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
-import { Effect, Redacted } from "effect"
+import { Effect, Either, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
 import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
@@ -23,26 +23,35 @@ const newKey = () => {
 
 /**
  * Picks the one credential out of the two headers the spec allows (section 5): both present with
- * different values is a 400; a non-Bearer Authorization is a malformed credential.
+ * different values is a 400; a non-Bearer Authorization is a malformed credential. An Either, so
+ * admission can read it without running a program.
  */
-export const presentedKey = (credentials: Credentials): Effect.Effect<string, BadRequest | Unauthenticated> => {
+export const presentedKey = (credentials: Credentials): Either.Either<string, BadRequest | Unauthenticated> => {
   const header = credentials.apiKey?.trim() || undefined
   const authorization = credentials.authorization?.trim() || undefined
   let bearer: string | undefined
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization)
-    if (!match) return Effect.fail(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
+    if (!match) return Either.left(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
     bearer = match[1]
   }
   if (header !== undefined && bearer !== undefined && header !== bearer) {
-    return Effect.fail(new BadRequest({ message: "X-API-Key and Authorization carry different keys; send only one" }))
+    return Either.left(new BadRequest({ message: "X-API-Key and Authorization carry different keys; send only one" }))
   }
   const key = header ?? bearer
   if (key === undefined) {
-    return Effect.fail(new Unauthenticated({ message: "Missing API key: send it in the X-API-Key header" }))
+    return Either.left(new Unauthenticated({ message: "Missing API key: send it in the X-API-Key header" }))
   }
-  return Effect.succeed(key)
+  return Either.right(key)
 }
+
+/** What a key grants: who it is, and the budget its calls count against. */
+export interface Grant {
+  readonly principal: Principal
+  readonly bucket: string
+}
+
+const ENV_ADMIN: Grant = { principal: { kind: "admin", keyId: null, via: "env" }, bucket: "admin:env" }
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
   id: row.id,
@@ -76,18 +85,24 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
     // Compared by digest, in constant time whatever the presented key's length; hashed once, not per request.
     const adminKeyDigest = config.adminKey === undefined ? undefined : digest(Redacted.value(config.adminKey))
 
+    /**
+     * The grant of a key known without asking the database (the env admin key, or a cached lookup);
+     * a plain function, so a request's admission can read it without running a program.
+     */
+    const knownGrant = (key: string, presented = digest(key)): Grant | undefined =>
+      adminKeyDigest !== undefined && timingSafeEqual(presented, adminKeyDigest)
+        ? ENV_ADMIN
+        : cache.get(presented.toString("hex"))
+
     /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
     const authenticate = traced("ApiKeys.authenticate")(function* (key: string) {
       const presented = digest(key)
-      if (adminKeyDigest !== undefined && timingSafeEqual(presented, adminKeyDigest)) {
-        return { principal: { kind: "admin", keyId: null, via: "env" } as Principal, bucket: "admin:env" } as const
-      }
+      const known = knownGrant(key, presented)
+      if (known !== undefined) return known
       if (!KEY_PATTERN.test(key)) {
         return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
       }
       const hash = presented.toString("hex")
-      const cached = cache.get(hash)
-      if (cached !== undefined) return cached
       const since = cache.epoch()
       // The touch is throttled to once a minute so authentication stays a read on the hot path.
       const rows = yield* sql<{
@@ -157,6 +172,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
       return toRecord(row)
     })
 
-    return sqlErrorsAsDefects({ authenticate, create, list, revoke })
+    return { ...sqlErrorsAsDefects({ authenticate, create, list, revoke }), knownGrant }
   })
 }) {}
