@@ -33,7 +33,7 @@ export const ensureCompiled = () => {
   const changed = build === undefined ? undefined : changedInput(build)
   if (build !== undefined && changed === undefined) return true
   const reason = build === undefined ? "the CLI is not compiled yet" : `${changed} changed since the CLI was compiled`
-  process.stderr.write(`fidelis: ${reason}; compiling it again (npm run build)\n`)
+  process.stderr.write(`fidelis: ${reason}; compiling it (npm run build)\n`)
   const script = fileURLToPath(new URL("scripts/build.mjs", ROOT))
   const { status } = spawnSync(process.execPath, [script, "cli"], { stdio: ["ignore", "ignore", "inherit"] })
   if (status === 0) return true
@@ -60,17 +60,20 @@ const saveCache = (script, path) => {
 export const runCompiled = () => {
   const file = fileURLToPath(new URL("cli.js", DIST))
   const source = readFileSync(file, "utf8")
-  const build = /^\/\/ fidelis-cli build (\d+)/.exec(source)?.[1] ?? "unknown"
-  const cache = new URL(`cli.${build}.v8cache`, DIST)
+  const build = /^\/\/ fidelis-cli build (\d+)/.exec(source)?.[1]
+  // Without the build's number (a bundle from elsewhere) no cache is offered or saved.
+  const cache = build === undefined ? undefined : new URL(`cli.${build}.v8cache`, DIST)
   let cachedData
   try {
-    cachedData = readFileSync(cache)
+    cachedData = cache === undefined ? undefined : readFileSync(cache)
   } catch {
     cachedData = undefined
   }
   // No import() runs in it (the migrations are bundled): Node 20 loses a script's import() callback
   // when V8 takes its code from the cache, and the callback itself is experimental there.
   const script = new vm.Script(source, { filename: file, cachedData })
-  if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => saveCache(script, cache))
+  if (cache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once("exit", () => saveCache(script, cache))
+  }
   script.runInThisContext()(createRequire(file), file)
 }

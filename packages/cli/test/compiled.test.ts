@@ -68,7 +68,7 @@ const edit = () => {
 describe("the fidelis bin", () => {
   it("compiles first, then runs the build with V8's code cache until a source changes", () => {
     const first = run()
-    expect(first.stderr).toBe("fidelis: the CLI is not compiled yet; compiling it again (npm run build)\n")
+    expect(first.stderr).toBe("fidelis: the CLI is not compiled yet; compiling it (npm run build)\n")
     const [, build] = /^compiled (\d+)\n$/.exec(first.stdout) ?? []
     expect(build).toBeDefined()
     expect(caches()).toEqual([`cli.${build}.v8cache`])
@@ -77,10 +77,16 @@ describe("the fidelis bin", () => {
     expect(run()).toEqual({ status: 0, stdout: `compiled ${build}\n`, stderr: "" })
     expect(caches()).toEqual([`cli.${build}.v8cache`])
 
+    // A cache V8 refuses (another Node version, other flags; here not a cache at all) is replaced.
+    const cache = join(checkout, "packages/cli/dist", `cli.${build}.v8cache`)
+    writeFileSync(cache, "not a cache")
+    expect(run()).toEqual({ status: 0, stdout: `compiled ${build}\n`, stderr: "" })
+    expect(readFileSync(cache, "utf8")).not.toBe("not a cache")
+
     edit()
     const rebuilt = run()
     expect(rebuilt.stderr).toBe(
-      "fidelis: packages/cli/src/main.ts changed since the CLI was compiled; compiling it again (npm run build)\n"
+      "fidelis: packages/cli/src/main.ts changed since the CLI was compiled; compiling it (npm run build)\n"
     )
     expect(rebuilt.stdout).toMatch(/^compiled \d+\n$/)
     expect(rebuilt.stdout).not.toBe(`compiled ${build}\n`)
@@ -93,7 +99,7 @@ describe("the fidelis bin", () => {
       status: 0,
       stdout: "sources\n",
       stderr:
-        "fidelis: packages/cli/src/main.ts changed since the CLI was compiled; compiling it again (npm run build)\n" +
+        "fidelis: packages/cli/src/main.ts changed since the CLI was compiled; compiling it (npm run build)\n" +
         "fidelis: compiling failed; running the sources through tsx\n"
     })
   })
