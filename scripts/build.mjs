@@ -1,30 +1,21 @@
-// Compiles the server and the CLI to JavaScript (apps/server/dist, packages/cli/dist): one ES module
-// each, with the workspace's TypeScript bundled in (and, for the CLI, its npm dependencies). Runs on
-// `npm install` (postinstall), before `npm start` and before the tests; esbuild takes about a second.
-// docs/decisions.md, "Compiled JavaScript for the server and the CLI".
+// Compiles the server and the CLI to JavaScript (apps/server/dist, packages/cli/dist), with the
+// workspace's TypeScript bundled in (and, for the CLI, its npm dependencies). Runs on `npm install`
+// (postinstall), before `npm start` and before the tests, and from the `fidelis` bin when a source
+// changed since (`node scripts/build.mjs cli` builds the CLI alone); esbuild takes about a second.
+// docs/decisions.md, "Compiled JavaScript for the server and the CLI" and "CLI start-up".
 import { build } from "esbuild"
-import { readdir, readFile } from "node:fs/promises"
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { trpcCliImports } from "./trpc-cli-imports.mjs"
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..")
-
-const TARGETS = [
-  { entry: "apps/server/src/main.ts", outfile: "apps/server/dist/main.js", sourcemap: true, dependencies: "outside" },
-  // Start-up is what the CLI is compiled for: its npm dependencies are bundled in too (resolving and
-  // compiling ~2,000 modules one by one was a third of it), and it loads no source map.
-  { entry: "packages/cli/src/main.ts", outfile: "packages/cli/dist/main.js", sourcemap: false, dependencies: "inside" }
-]
 
 /**
  * Packages that stay outside even a self-contained bundle: PGlite and its socket server load their
  * WebAssembly and data files from beside their own modules.
  */
 const ALWAYS_OUTSIDE = ["@electric-sql/*", "pg-native"]
-
-/** `require` for the CommonJS dependencies bundled into an ES module. */
-const REQUIRE_SHIM = `import { createRequire as __createRequire } from "node:module";
-const require = __createRequire(import.meta.url);`
 
 /**
  * An npm dependency stays an import when the bundle finds the same copy from its own folder; one
@@ -48,21 +39,17 @@ const dependenciesOutside = (outdir) => ({
 /**
  * `new URL("./page.css", import.meta.url)` names a file beside its source module; in the bundle,
  * `import.meta.url` is the bundle's, so the path is rebased onto the source tree, which a checkout
- * always has (the pages' CSS and scripts). A folder of modules loaded at run time (the migrations)
- * keeps its name and is compiled beside the bundle instead, into `modules`.
+ * always has (the pages' CSS and scripts).
  */
-const sourceRelativeUrls = (outdir, modules) => ({
+const sourceRelativeUrls = (outdir) => ({
   name: "source-relative-urls",
   setup(b) {
     b.onLoad({ filter: /\/(packages|apps)\/[^/]+\/src\/.*\.ts$/ }, async (args) => {
       const text = await readFile(args.path, "utf8")
       const contents = text.replace(/new URL\("(\.{1,2}\/[^"]*)", import\.meta\.url\)/g, (url, path) => {
-        const target = fileURLToPath(new URL(path, pathToFileURL(args.path)))
-        if (path.endsWith("/")) {
-          modules.push({ from: target, to: join(outdir, path) })
-          return url
-        }
-        const rebased = relative(outdir, target).split("\\").join("/")
+        const rebased = relative(outdir, fileURLToPath(new URL(path, pathToFileURL(args.path))))
+          .split("\\")
+          .join("/")
         return `new URL(${JSON.stringify(rebased.startsWith(".") ? rebased : `./${rebased}`)}, import.meta.url)`
       })
       return { contents, loader: "ts" }
@@ -79,19 +66,66 @@ const common = {
   logLevel: "warning"
 }
 
-const compile = async ({ entry, outfile, sourcemap, dependencies }) => {
+/** The server: npm dependencies stay in node_modules, with a source map for readable 5xx stack traces. */
+const compileServer = async () => {
+  const outfile = "apps/server/dist/main.js"
   const outdir = dirname(join(ROOT, outfile))
-  const modules = []
-  const options =
-    dependencies === "inside"
-      ? { ...common, sourcemap, external: ALWAYS_OUTSIDE, banner: { js: REQUIRE_SHIM } }
-      : { ...common, sourcemap, plugins: [dependenciesOutside(outdir)] }
-  const plugins = [...(options.plugins ?? []), sourceRelativeUrls(outdir, modules)]
-  await build({ ...options, entryPoints: [entry], outfile, plugins })
-  for (const { from, to } of modules) {
-    const entryPoints = (await readdir(from)).filter((file) => file.endsWith(".ts")).map((file) => join(from, file))
-    await build({ ...options, entryPoints, outdir: to, plugins })
-  }
+  const plugins = [dependenciesOutside(outdir), sourceRelativeUrls(outdir)]
+  await build({ ...common, sourcemap: true, plugins, entryPoints: ["apps/server/src/main.ts"], outfile })
 }
 
-await Promise.all(TARGETS.map(compile))
+const CLI_DIST = join(ROOT, "packages/cli/dist")
+
+/** Written, then renamed into place: a `fidelis` running meanwhile reads the old file or the new one. */
+const replaceFile = async (path, contents) => {
+  const partial = `${path}.${process.pid}.partial`
+  await writeFile(partial, contents)
+  await rename(partial, path)
+}
+
+/**
+ * The CLI, for start-up: its npm dependencies bundled in too (resolving and compiling ~2,000 modules
+ * one by one was a third of it), no source map, and one function expression (`cli.js`) rather than
+ * a module, which bin/fidelis.js compiles with V8's code cache (Node 20 has no compile cache for ES
+ * modules). `build.json` names the build (the bundle's first line repeats it, keying the cache) and
+ * lists the workspace files it was compiled from with their mtimes, which the bin checks for edits.
+ */
+const compileCli = async () => {
+  const started = Date.now()
+  const result = await build({
+    ...common,
+    entryPoints: ["packages/cli/src/main.ts"],
+    outfile: join(CLI_DIST, "cli.js"),
+    format: "cjs",
+    external: ALWAYS_OUTSIDE,
+    plugins: [trpcCliImports, sourceRelativeUrls(CLI_DIST)],
+    define: { "import.meta.url": "__importMetaUrl" },
+    banner: {
+      js: `// fidelis-cli build ${started}: run by bin/fidelis.js (a function expression, not a module)
+(function (require, __filename) {
+"use strict";
+const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;`
+    },
+    footer: { js: "})" },
+    metafile: true,
+    write: false
+  })
+  const inputs = {}
+  for (const path of Object.keys(result.metafile.inputs)) {
+    if (path.includes("node_modules/")) continue
+    const { mtimeMs } = await stat(join(ROOT, path))
+    // Edited while esbuild ran: the bundle may hold the older text, so the next run compiles again.
+    inputs[path] = mtimeMs > started ? 0 : mtimeMs
+  }
+  await mkdir(CLI_DIST, { recursive: true })
+  for (const cache of await readdir(CLI_DIST)) {
+    if (cache.endsWith(".v8cache")) await rm(join(CLI_DIST, cache))
+  }
+  await replaceFile(join(CLI_DIST, "cli.js"), result.outputFiles[0].contents)
+  await replaceFile(join(CLI_DIST, "build.json"), JSON.stringify({ build: started, inputs }))
+}
+
+const TARGETS = { server: compileServer, cli: compileCli }
+
+const only = process.argv[2]
+await Promise.all(Object.entries(TARGETS).flatMap(([name, compile]) => (only && only !== name ? [] : [compile()])))

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// The compiled CLI (`npm run build`, run by `npm install` and `npm start`) starts in a fraction of the
-// time tsx takes to compile the sources; without it, tsx compiles them on load.
-import { existsSync } from "node:fs"
+// The compiled CLI starts in a fraction of the time tsx takes to compile the sources; it is compiled
+// again when a source changed since, and tsx runs the sources only when compiling fails.
+import { ensureCompiled, runCompiled } from "./compiled.js"
 
-const compiled = new URL("../dist/main.js", import.meta.url)
-if (existsSync(compiled)) {
-  await import(compiled.href)
+if (ensureCompiled()) {
+  runCompiled()
 } else {
   const { register } = await import("tsx/esm/api")
   register()

@@ -10,4 +10,6 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 const interrupt = new AbortController()
 process.once("SIGINT", () => interrupt.abort())
 
-process.exitCode = await runCli(process.argv.slice(2), { signal: interrupt.signal })
+void runCli(process.argv.slice(2), { signal: interrupt.signal }).then((code) => {
+  process.exitCode = code
+})

@@ -1,25 +1,21 @@
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect, Schedule } from "effect"
-import { readdirSync } from "node:fs"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { MIGRATIONS } from "./migrations/index.js"
 
 const table = "fidelis_migrations"
 
-const directory = fileURLToPath(new URL("./migrations/", import.meta.url))
-const FILE = /^(\d{4})_([a-z0-9_]+)\.(?:ts|js)$/
+const FILE = /^(\d{4})_([a-z0-9_]+)$/
 
 /**
- * Forward-only migrations: every `NNNN_name.ts` in ./migrations, in id order. A released migration
- * is never edited; a change is a new file.
+ * Forward-only migrations: every `NNNN_name.ts` in ./migrations (as migrations/index.ts lists them),
+ * in id order. A released migration is never edited; a change is a new file.
  */
 const loader: Migrator.Loader = Effect.sync(() =>
-  readdirSync(directory)
-    .flatMap((file) => {
+  Object.entries(MIGRATIONS)
+    .flatMap(([file, load]) => {
       const match = FILE.exec(file)
-      if (match === null) return []
-      const load = Effect.promise(() => import(pathToFileURL(`${directory}${file}`).href))
-      return [[Number(match[1]), match[2]!, load] as const]
+      return match === null ? [] : [[Number(match[1]), match[2]!, Effect.promise(load)] as const]
     })
     .toSorted(([a], [b]) => a - b)
 )

@@ -1,7 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Exit, Runtime, type Scope } from "effect"
-import { Redis } from "ioredis"
 import { Config } from "../config.js"
 import { Unavailable } from "../errors.js"
 import { span } from "../tracing.js"
@@ -134,6 +133,9 @@ const REDIS_RETRY_AFTER_SECONDS = 5
  */
 const redisCounters = (url: string) =>
   Effect.gen(function* () {
+    // Only with REDIS_URL: ioredis defines a method per Redis command as it loads, which every CLI
+    // command paid for (docs/decisions.md, "CLI start-up").
+    const { Redis } = yield* Effect.promise(() => import("ioredis"))
     const redis = yield* Effect.acquireRelease(
       Effect.sync(
         () =>

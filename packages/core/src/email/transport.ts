@@ -3,7 +3,6 @@ import { Effect, Redacted } from "effect"
 import { mkdir, rename, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import nodemailer from "nodemailer"
 import { Config } from "../config.js"
 import { JobFailed } from "../jobs/contracts.js"
 
@@ -52,6 +51,9 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
   scoped: Effect.gen(function* () {
     const config = yield* Config
     const { from, smtpUrl } = config.email
+    // Imported when the mailer is built, not with core: the CLI's remote commands never send mail
+    // (docs/decisions.md, "CLI start-up").
+    const { default: nodemailer } = yield* Effect.promise(() => import("nodemailer"))
 
     if (smtpUrl !== undefined) {
       const transport = nodemailer.createTransport({ url: Redacted.value(smtpUrl), ...SMTP_TIMEOUTS })
