@@ -26,8 +26,6 @@ const totalsRollUp = (facts: string) => `
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  // The unique index is also the ranking's: a program's (or every program's) clients, highest
-  // total first.
   yield* sql`
     CREATE TABLE loyalty_client_stamps (
       empresa_id  uuid NOT NULL,
@@ -38,9 +36,15 @@ export default Effect.gen(function* () {
   yield* sql`
     CREATE UNIQUE INDEX loyalty_client_stamps_key ON loyalty_client_stamps (empresa_id, program_id, client_id)
     NULLS NOT DISTINCT`
+  // The ranking's: a program's clients, or every program's, highest total first. Two partial
+  // indexes, because the planner reads `program_id IS NULL` as a filter, not as a key fixed to one
+  // value, and so would sort the whole tenant's rows rather than follow (program_id, stamps DESC).
   yield* sql`
     CREATE INDEX loyalty_client_stamps_ranking_idx ON loyalty_client_stamps (empresa_id, program_id, stamps DESC)
-    INCLUDE (client_id)`
+    INCLUDE (client_id) WHERE program_id IS NOT NULL`
+  yield* sql`
+    CREATE INDEX loyalty_client_stamps_all_ranking_idx ON loyalty_client_stamps (empresa_id, stamps DESC)
+    INCLUDE (client_id) WHERE program_id IS NULL`
 
   // One client's stamps in a window, for one program too, as an index-only range: the ranking
   // reads its candidates' stamps through it.

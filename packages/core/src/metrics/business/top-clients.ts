@@ -38,6 +38,10 @@ export const topClients = (
   const stampsOf = (client: Statement.Fragment) => sql`
     SELECT sum(quantity) AS stamps_total FROM loyalty_stamps
     WHERE empresa_id = ${empresaId} AND client_id = ${client} ${ofProgram} AND ${created}`
+  // More candidates than the branch by totals probes: so counting them stops early, and the
+  // branch, limited to it (which drops none, the count being below), follows the ranking index
+  // rather than scanning the tenant's totals for a threshold the planner cannot know.
+  const candidatesAtMost = sql`(SELECT stamps / ${PROBE_COST} + 1 FROM volume)`
   const ranking = sql`ORDER BY stamps_total DESC, cards_completed DESC, client_id LIMIT ${TOP_CLIENTS}`
 
   // `by_totals` gates each branch as a one-time filter: the branch not taken is never executed.
@@ -57,14 +61,15 @@ export const topClients = (
       SELECT t.stamps AS threshold,
              (SELECT count(*) FROM (SELECT FROM loyalty_client_stamps
                                     WHERE empresa_id = ${empresaId} AND ${totals} AND stamps >= t.stamps
-                                    LIMIT (SELECT stamps / ${PROBE_COST} + 1 FROM volume)) c)
+                                    LIMIT ${candidatesAtMost}) c)
                <= (SELECT stamps / ${PROBE_COST} FROM volume) AS by_totals
       FROM threshold t
     ), ranked AS (
       (SELECT b.client_id, w.stamps_total, d.cards_completed
        FROM (SELECT client_id FROM loyalty_client_stamps
              WHERE (SELECT by_totals FROM plan) AND empresa_id = ${empresaId} AND ${totals}
-               AND stamps >= (SELECT threshold FROM plan)) b,
+               AND stamps >= (SELECT threshold FROM plan)
+             ORDER BY stamps DESC LIMIT ${candidatesAtMost}) b,
             LATERAL (${stampsOf(sql`b.client_id`)}) w,
             LATERAL (SELECT count(*) AS cards_completed FROM loyalty_cards
                      WHERE empresa_id = ${empresaId} AND client_id = b.client_id ${ofProgram} AND ${completed}) d
