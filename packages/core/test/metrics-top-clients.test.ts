@@ -129,7 +129,8 @@ const totalsMismatches = (empresaId: string) =>
       )
       SELECT (SELECT count(*) FROM totals)::int AS rows,
              (SELECT count(*)
-              FROM ((TABLE facts EXCEPT TABLE totals) UNION ALL (TABLE totals EXCEPT TABLE facts)) d)::int AS mismatches`
+              FROM ((TABLE facts EXCEPT TABLE totals) UNION ALL (TABLE totals EXCEPT TABLE facts)) d)::int
+               AS mismatches`
   ).pipe(Effect.map(([row]) => row!))
 
 for (const timezone of ZONES) {
@@ -141,7 +142,8 @@ for (const timezone of ZONES) {
         const before = yield* totalsMismatches(empresaId)
         expect(before.rows).toBeGreaterThan(60)
         expect(before.mismatches).toBe(0)
-        yield* sql`UPDATE loyalty_stamps SET created_at = created_at - interval '3 days' WHERE empresa_id = ${empresaId}`
+        yield* sql`
+          UPDATE loyalty_stamps SET created_at = created_at - interval '3 days' WHERE empresa_id = ${empresaId}`
         expect(yield* totalsMismatches(empresaId)).toEqual(before)
       })
     )
