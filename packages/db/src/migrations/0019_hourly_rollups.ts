@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { rollUpOnWrite } from "../roll-up.js"
 
 /**
  * Hourly rollups of the two fact logs a year-long report would otherwise read row by row (about
@@ -51,36 +52,6 @@ const stampsRollUp = (facts: string) => `
   ORDER BY 1, 2, 3
   ON CONFLICT (empresa_id, hour, program_id, stripe) DO UPDATE SET stamps = h.stamps + EXCLUDED.stamps`
 
-/**
- * Adds each insert statement's new rows on `facts` to its rollup, and moves an updated row's
- * `measure` from its old hour to its new one (the demo tenant moves its history back in time), in
- * the statement's transaction; then rolls up the rows already there.
- */
-const rollUpOnWrite = (facts: string, rollUp: (rows: string) => string, keys: string, measure: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const moved = `(SELECT ${keys}, -${measure} AS ${measure} FROM old_rows
-                    UNION ALL SELECT ${keys}, ${measure} FROM new_rows) moved`
-    for (const [event, rows, transition] of [
-      ["INSERT", "new_rows", "NEW TABLE AS new_rows"],
-      ["UPDATE", moved, "OLD TABLE AS old_rows NEW TABLE AS new_rows"]
-    ] as const) {
-      const name = sql.literal(`${facts}_roll_up_${event.toLowerCase()}`)
-      yield* sql`
-        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          ${sql.literal(rollUp(rows))};
-          RETURN NULL;
-        END
-        $$`
-      yield* sql`
-        CREATE TRIGGER ${name} AFTER ${sql.literal(event)} ON ${sql.literal(facts)}
-        REFERENCING ${sql.literal(transition)}
-        FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`
-    }
-    yield* sql.unsafe(rollUp(facts))
-  })
-
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
@@ -106,8 +77,18 @@ export default Effect.gen(function* () {
       PRIMARY KEY (empresa_id, hour, program_id, stripe)
     )`
 
-  // Each trigger is created before its backfill: the creation waits for the transactions writing
-  // facts and holds off new ones until this migration commits, so no fact falls between the two.
-  yield* rollUpOnWrite("points_ledger", ledgerRollUp, "empresa_id, created_at, kind", "points")
-  yield* rollUpOnWrite("loyalty_stamps", stampsRollUp, "empresa_id, created_at, program_id", "quantity")
+  yield* rollUpOnWrite({
+    facts: "points_ledger",
+    trigger: "points_ledger_roll_up",
+    rollUp: ledgerRollUp,
+    keys: "empresa_id, created_at, kind",
+    measure: "points"
+  })
+  yield* rollUpOnWrite({
+    facts: "loyalty_stamps",
+    trigger: "loyalty_stamps_roll_up",
+    rollUp: stampsRollUp,
+    keys: "empresa_id, created_at, program_id",
+    measure: "quantity"
+  })
 })

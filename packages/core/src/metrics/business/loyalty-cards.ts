@@ -7,8 +7,7 @@ import { inWindow, rolledUpByHour, seriesWithTotal, type Hourly } from "../perio
 import { Metrics } from "../service.js"
 import type { LoyaltyCardMetrics, LoyaltyCardMetricsInput } from "./contracts.js"
 import { traced } from "../../tracing.js"
-
-const TOP_CLIENTS = 10
+import { topClients } from "./top-clients.js"
 
 type CardCounts = Omit<
   LoyaltyCardMetrics,
@@ -88,22 +87,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
           columns: "m.stamps AS stamps, m.completions AS completions"
         })
 
-        // Ranked before the names are joined, so only the top rows touch the clients table.
-        const top = yield* sql<LoyaltyCardMetrics["top_clients"][number]>`
-        WITH ranked AS (
-          SELECT s.client_id, s.stamps_total, coalesce(f.cards_completed, 0) AS cards_completed
-          FROM (SELECT client_id, sum(quantity) AS stamps_total FROM loyalty_stamps
-                WHERE empresa_id = ${empresaId} ${ofProgram} AND ${created} GROUP BY client_id) s
-          LEFT JOIN (SELECT client_id, count(*) AS cards_completed FROM loyalty_cards
-                     WHERE empresa_id = ${empresaId} ${ofProgram} AND ${completed} GROUP BY client_id) f
-            ON f.client_id = s.client_id
-          ORDER BY s.stamps_total DESC, cards_completed DESC, s.client_id
-          LIMIT ${TOP_CLIENTS}
-        )
-        SELECT r.client_id, c.nome AS name, r.stamps_total::int AS stamps_total,
-               r.cards_completed::int AS cards_completed
-        FROM ranked r JOIN clients c ON c.empresa_id = ${empresaId} AND c.id = r.client_id
-        ORDER BY r.stamps_total DESC, r.cards_completed DESC, r.client_id`
+        const top = yield* topClients(sql, empresaId, programId, within)
 
         return {
           ...counts!,

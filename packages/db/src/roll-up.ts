@@ -1,0 +1,47 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019, 0020). */
+export interface RollUpOnWrite {
+  /** The fact table. */
+  readonly facts: string
+  /** Names the trigger functions and triggers, `<trigger>_insert` and `<trigger>_update`. */
+  readonly trigger: string
+  /** The statement adding the facts of a relation (a fact-shaped one) to the rollup. */
+  readonly rollUp: (rows: string) => string
+  /** The fact columns the rollup keys on, and the one it sums. */
+  readonly keys: string
+  readonly measure: string
+}
+
+/**
+ * Adds each insert statement's new rows on `facts` to its rollup, and moves an updated row's
+ * `measure` from its old keys to its new ones (the demo tenant moves its history back in time), in
+ * the statement's transaction; then rolls up the rows already there. Created before the backfill:
+ * the trigger's creation waits for the transactions writing facts and holds off new ones until the
+ * migration commits, so no fact falls between the two.
+ */
+export const rollUpOnWrite = ({ facts, trigger, rollUp, keys, measure }: RollUpOnWrite) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const moved = `(SELECT ${keys}, -${measure} AS ${measure} FROM old_rows
+                    UNION ALL SELECT ${keys}, ${measure} FROM new_rows) moved`
+    for (const [event, rows, transition] of [
+      ["INSERT", "new_rows", "NEW TABLE AS new_rows"],
+      ["UPDATE", moved, "OLD TABLE AS old_rows NEW TABLE AS new_rows"]
+    ] as const) {
+      const name = sql.literal(`${trigger}_${event.toLowerCase()}`)
+      yield* sql`
+        CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          ${sql.literal(rollUp(rows))};
+          RETURN NULL;
+        END
+        $$`
+      yield* sql`
+        CREATE TRIGGER ${name} AFTER ${sql.literal(event)} ON ${sql.literal(facts)}
+        REFERENCING ${sql.literal(transition)}
+        FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`
+    }
+    yield* sql.unsafe(rollUp(facts))
+  })
