@@ -21,5 +21,6 @@ export const MIGRATIONS = {
   "0016_team": () => import("./0016_team.js"),
   "0017_redemptions": () => import("./0017_redemptions.js"),
   "0018_nfce": () => import("./0018_nfce.js"),
-  "0019_hourly_rollups": () => import("./0019_hourly_rollups.js")
+  "0019_hourly_rollups": () => import("./0019_hourly_rollups.js"),
+  "0020_client_stamp_totals": () => import("./0020_client_stamp_totals.js")
 }
