@@ -74,6 +74,24 @@ describe("bearer rate limits", () => {
     expect((await me(server, bia.access_token, address)).status).toBe(200)
   })
 
+  it("counts a request refused before its call (a malformed body), with a token already verified", async () => {
+    const address = "203.0.113.4"
+    await freshWindow("203.0.113.97")
+    const ana = await registerAccount(server, {}, from(address))
+    expect((await me(server, ana.access_token, address)).status).toBe(200)
+    for (let i = 1; i < USER_LIMIT; i++) {
+      const res = await call(server, "/api/v1/users/profile", {
+        method: "PUT",
+        body: '{"nome": "Ana',
+        headers: { ...bearer(ana.access_token), ...from(address) }
+      })
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe("MALFORMED_JSON")
+      expect(res.headers.get("x-ratelimit-remaining")).toBe(String(USER_LIMIT - 1 - i))
+    }
+    expectLimited(await me(server, ana.access_token, address))
+  })
+
   it("refuses an address past its budget, counting every user and the token-less routes from it", async () => {
     const address = "203.0.113.2"
     await freshWindow("203.0.113.98")

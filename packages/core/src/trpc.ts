@@ -196,7 +196,18 @@ const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
 })
 
 /** The services admission reads without running a program, kept per runtime by the first admission. */
-const admissionServices = new WeakMap<CoreRuntime, { readonly apiKeys: ApiKeys; readonly config: CoreConfig }>()
+const admissionServices = new WeakMap<
+  CoreRuntime,
+  { readonly apiKeys: ApiKeys; readonly accounts: Accounts; readonly config: CoreConfig }
+>()
+
+/** Keeps the services admission reads without a program, from the first admission's program. */
+const keepAdmissionServices = (ctx: RequestContext) =>
+  Effect.gen(function* () {
+    const services = { apiKeys: yield* ApiKeys, accounts: yield* Accounts, config: yield* Config }
+    admissionServices.set(ctx.runtime, services)
+    return services
+  })
 
 const keyLimit = (principal: Principal, config: CoreConfig) =>
   principal.kind === "admin" ? config.adminRateLimitPerMinute : config.rateLimitPerMinute
@@ -231,8 +242,7 @@ export const admit = async (ctx: RequestContext, countLater = false): Promise<Pr
     const key = runProgram(
       ctx,
       Effect.gen(function* () {
-        const [apiKeys, config] = [yield* ApiKeys, yield* Config]
-        admissionServices.set(ctx.runtime, { apiKeys, config })
+        const { apiKeys, config } = yield* keepAdmissionServices(ctx)
         const { principal, bucket } = yield* apiKeys.authenticate(yield* presentedKey(ctx.credentials))
         const admitted: AdmittedKey = { principal, bucket, limit: keyLimit(principal, config) }
         yield* count(meter, admitted)
@@ -246,10 +256,15 @@ export const admit = async (ctx: RequestContext, countLater = false): Promise<Pr
 
 /** A request refused before any call made its owed count (a REST body too large or malformed) still counts once. */
 export const settleAdmission = async (ctx: RequestContext): Promise<void> => {
-  const admission = ctx.admission
-  if (admission?.owed !== true) return
-  admission.owed = false
-  await runProgram(ctx, count(admission, await admission.key))
+  const [admission, user] = [ctx.admission, ctx.userAdmission]
+  if (admission?.owed === true) {
+    admission.owed = false
+    await runProgram(ctx, count(admission, await admission.key))
+  }
+  if (user?.owed === true) {
+    user.owed = false
+    await runProgram(ctx, countUser(ctx, user, await user.user))
+  }
 }
 
 /**
@@ -418,29 +433,36 @@ const challenge = (ctx: RequestContext, description?: string) =>
 
 /**
  * Authenticates an end user's access token once per request and counts the request against the
- * user's and the address's budgets (REST reads no body of a stranger: it calls this first).
+ * user's and the address's budgets (REST reads no body of a stranger: it calls this first). A token
+ * verified recently is admitted without running a program, its count owed like a known key's.
  */
-export const admitUser = async (ctx: RequestContext): Promise<UserId> => {
+const admitUser = async (ctx: RequestContext): Promise<UserId> => {
   if (ctx.userAdmission === undefined) {
     const meter: Meter = { headers: ctx.resHeaders, shown: undefined }
+    const token = /^Bearer\s+(\S+)$/i.exec(ctx.credentials.authorization?.trim() ?? "")?.[1]
+    const known = token === undefined ? undefined : admissionServices.get(ctx.runtime)?.accounts.knownUser(token)
+    if (known !== undefined) {
+      ctx.userAdmission = Object.assign(meter, { user: Promise.resolve(known), calls: 0, owed: true })
+      return known
+    }
     const user = runProgram(
       ctx,
       Effect.gen(function* () {
-        const token = /^Bearer\s+(\S+)$/i.exec(ctx.credentials.authorization?.trim() ?? "")?.[1]
+        const { accounts } = yield* keepAdmissionServices(ctx)
         if (token === undefined) {
           yield* challenge(ctx)
           return yield* new Unauthenticated({
             message: "Missing access token: send Authorization: Bearer <access_token>"
           })
         }
-        const userId = yield* Accounts.authenticate(token).pipe(
-          Effect.tapError((error) => challenge(ctx, error.message))
-        )
+        const userId = yield* accounts
+          .authenticate(token)
+          .pipe(Effect.tapError((error) => challenge(ctx, error.message)))
         yield* countUser(ctx, meter, userId)
         return userId
       })
     )
-    ctx.userAdmission = Object.assign(meter, { user, calls: 0 })
+    ctx.userAdmission = Object.assign(meter, { user, calls: 0, owed: false })
   }
   return ctx.userAdmission.user
 }
@@ -459,7 +481,10 @@ export const admitFor = async (ctx: RequestContext, scope: Scope | undefined): P
 export const userProcedure = base.meta({ scope: "user" }).use(async ({ ctx, next }) => {
   const userId = await admitUser(ctx)
   const admission = ctx.userAdmission!
-  if (++admission.calls > 1) await owe(ctx, countUser(ctx, admission, userId))
+  if (++admission.calls > 1 || admission.owed) {
+    admission.owed = false
+    await owe(ctx, countUser(ctx, admission, userId))
+  }
   return next({ ctx: { userId } })
 })
 

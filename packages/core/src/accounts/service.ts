@@ -20,6 +20,7 @@ import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
 import { hashPassword, verifyPassword } from "./passwords.js"
 import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
+import { verifiedTokens } from "./verified-tokens.js"
 import { traced } from "../tracing.js"
 
 const DAY = 24 * 60 * 60
@@ -195,9 +196,19 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return { message: "Logged out" }
     })
 
+    const verified = verifiedTokens()
+
+    /**
+     * The registered user an access token names, when it was verified recently: a plain function, so
+     * a request's admission can read it without running a program.
+     */
+    const knownUser = (token: string) => verified.get(token)
+
     /** The user an access token names; refusals carry the reason for the WWW-Authenticate header. */
     const authenticate = traced("Accounts.authenticate")(function* (token: string) {
-      const payload = yield* tokens.verify(token, "access").pipe(
+      const known = verified.get(token)
+      if (known !== undefined) return known
+      const { payload, current } = yield* tokens.verify(token, "access").pipe(
         Effect.mapError(
           (failure) =>
             new Unauthenticated({
@@ -208,6 +219,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       const [user] = yield* sql<{ id: UserId }>`
         SELECT id FROM users WHERE id = ${payload.sub ?? ""}::uuid AND password_hash IS NOT NULL`
       if (user === undefined) return yield* new Unauthenticated({ message: "Invalid access token" })
+      if (current && payload.exp !== undefined) verified.put(token, user.id, payload.exp)
       return user.id
     })
 
@@ -242,7 +254,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     /** Consumes a link token once: its row is marked used by the same statement that checks it. */
     const consume = (token: string, purpose: LinkPurpose) =>
       Effect.gen(function* () {
-        const payload = yield* tokens.verify(token, "link").pipe(Effect.mapError(linkNotFound))
+        const { payload } = yield* tokens.verify(token, "link").pipe(Effect.mapError(linkNotFound))
         if (payload["purpose"] !== purpose || typeof payload.jti !== "string") return yield* linkNotFound()
         const [row] = yield* sql<{ user_id: UserId; email: string }>`
           UPDATE account_tokens SET used_at = now()
@@ -300,17 +312,20 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return { message: "Password changed; every session was logged out" }
     })
 
-    return sqlErrorsAsDefects({
-      register,
-      login,
-      refresh,
-      logout,
-      authenticate,
-      me,
-      updateProfile,
-      verifyEmail,
-      requestPasswordReset,
-      resetPassword
-    })
+    return {
+      ...sqlErrorsAsDefects({
+        register,
+        login,
+        refresh,
+        logout,
+        authenticate,
+        me,
+        updateProfile,
+        verifyEmail,
+        requestPasswordReset,
+        resetPassword
+      }),
+      knownUser
+    }
   })
 }) {}

@@ -87,7 +87,10 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("core/AccessTok
           .sign(currentKey)
       )
 
-    /** The verified payload, or why it is refused: `expired`, or `invalid` (forged, other key, other algorithm…). */
+    /**
+     * The verified payload and whether the current key signed it, or why it is refused: `expired`, or
+     * `invalid` (forged, other key, other algorithm…).
+     */
     const verify = (token: string, audience: Audience) =>
       Effect.gen(function* () {
         const header = yield* Effect.try({ try: () => decodeProtectedHeader(token), catch: () => "invalid" as const })
@@ -98,7 +101,7 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("core/AccessTok
             jwtVerify(token, key.value, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCES[audience] }),
           catch: (error): VerifyFailure => (error instanceof joseErrors.JWTExpired ? "expired" : "invalid")
         })
-        return payload
+        return { payload, current: header.kid === current.kid }
       })
 
     return sqlErrorsAsDefects({ sign, verify })

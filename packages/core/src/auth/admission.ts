@@ -38,6 +38,8 @@ export interface Admission extends Meter {
 export interface UserAdmission extends Meter {
   readonly user: Promise<UserId>
   calls: number
+  /** Whether the request's own count is still to be made (admitted without running a program). */
+  owed: boolean
 }
 
 /** Whether `a` counts further into the budget than `b`: a later minute, fewer remaining, or over it. */
