@@ -341,7 +341,7 @@ const countAddress = async (ctx: RequestContext) => {
     ctx,
     Effect.flatMap(Config, (config) => {
       const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-      return count(meter, { bucket: addressBucket(address), limit: config.publicRateLimitPerMinute }, "address")
+      return count(meter, { bucket: addressBucket(address), limit: config.publicRateLimitPerMinute, kind: "address" })
     })
   )
 }
@@ -365,8 +365,10 @@ export const ipLimitedProcedure = (family: string, limitOf: (config: CoreConfig)
         Effect.gen(function* () {
           const config = yield* Config
           const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-          const window = yield* RateLimiter.hit(`ip:${family}:${address ?? "unknown"}`, limitOf(config))
-          if (window.exceeded) return yield* new RateLimited({ retryAfter: window.retryAfter })
+          const [window] = yield* RateLimiter.hit([
+            { bucket: `ip:${family}:${address ?? "unknown"}`, limit: limitOf(config) }
+          ])
+          if (window!.exceeded) return yield* new RateLimited({ retryAfter: window!.retryAfter })
         })
       )
     }
@@ -409,13 +411,15 @@ const endUserAddressBudget = (ctx: RequestContext, config: CoreConfig) => ({
   limit: config.accounts.ipRateLimitPerMinute
 })
 
-/** Counts one bearer call against the user's budget and the client address's. */
+/** Counts one bearer call against the user's budget and the client address's, in one round trip. */
 const countUser = (ctx: RequestContext, meter: Meter, userId: UserId) =>
-  Effect.gen(function* () {
-    const config = yield* Config
-    yield* count(meter, { bucket: `user:${userId}`, limit: config.accounts.userRateLimitPerMinute })
-    yield* count(meter, endUserAddressBudget(ctx, config))
-  })
+  Effect.flatMap(Config, (config) =>
+    count(
+      meter,
+      { bucket: `user:${userId}`, limit: config.accounts.userRateLimitPerMinute },
+      endUserAddressBudget(ctx, config)
+    )
+  )
 
 /**
  * RFC 6750: a request without a token is told the scheme; one with a bad token also why

@@ -2,13 +2,7 @@ import { Effect } from "effect"
 import { RateLimited } from "../errors.js"
 import type { UserId } from "../ids.js"
 import type { Principal } from "./principal.js"
-import { RateLimiter, type RateWindow } from "./rate-limiter.js"
-
-/** A budget a call counts against: its bucket and how many calls a minute it allows. */
-export interface Budget {
-  readonly bucket: string
-  readonly limit: number
-}
+import { RateLimiter, type Budget, type RateWindow } from "./rate-limiter.js"
 
 /** The key a request authenticated with, and the budget its calls count against. */
 export interface AdmittedKey extends Budget {
@@ -50,21 +44,33 @@ const isLater = (a: RateWindow, b: RateWindow) =>
       ? a.remaining < b.remaining
       : a.exceeded && !b.exceeded
 
+/** A budget a call is counted against, and whose budget a refusal names: a key's (or user's), or an address's. */
+export interface Counted extends Budget {
+  readonly kind?: "key" | "address"
+}
+
 /**
- * Counts one call against a budget (an API key's, or a client address's on the public routes).
- * The calls of one request finish in any order, so the headers keep the latest window whichever
- * finishes last: they end on the final count.
+ * Counts one call against each budget (an API key's; a user's and their address's; a client
+ * address's on the public routes), all in one round trip. The calls of one request finish in any
+ * order, so the headers keep the latest window whichever finishes last: they end on the final
+ * count. Past any budget, the call is refused, naming the first one it exceeded.
  */
-export const count = (meter: Meter, budget: Budget, kind: "key" | "address" = "key") =>
+export const count = (meter: Meter, ...budgets: ReadonlyArray<Counted>) =>
   Effect.gen(function* () {
-    const window = yield* RateLimiter.hit(budget.bucket, budget.limit)
-    if (meter.shown === undefined || isLater(window, meter.shown)) {
-      meter.shown = window
-      meter.headers.set("X-RateLimit-Limit", String(window.limit))
-      meter.headers.set("X-RateLimit-Remaining", String(window.remaining))
-      meter.headers.set("X-RateLimit-Reset", String(window.reset))
-      if (window.exceeded) meter.headers.set("Retry-After", String(window.retryAfter))
-      else meter.headers.delete("Retry-After")
+    const windows = yield* RateLimiter.hit(budgets)
+    for (const window of windows) {
+      if (meter.shown === undefined || isLater(window, meter.shown)) {
+        meter.shown = window
+        meter.headers.set("X-RateLimit-Limit", String(window.limit))
+        meter.headers.set("X-RateLimit-Remaining", String(window.remaining))
+        meter.headers.set("X-RateLimit-Reset", String(window.reset))
+        if (window.exceeded) meter.headers.set("Retry-After", String(window.retryAfter))
+        else meter.headers.delete("Retry-After")
+      }
     }
-    if (window.exceeded) return yield* new RateLimited({ retryAfter: window.retryAfter, budget: kind })
+    const over = windows.findIndex((window) => window.exceeded)
+    if (over >= 0) {
+      const window = windows[over]!
+      return yield* new RateLimited({ retryAfter: window.retryAfter, budget: budgets[over]!.kind ?? "key" })
+    }
   })

@@ -26,63 +26,79 @@ const windowOf = (count: number, limit: number, reset: number, now: number): Rat
   retryAfter: Math.max(1, Math.ceil(reset - now))
 })
 
+/** A budget a hit counts against: its bucket and how many hits a minute it allows. */
+export interface Budget {
+  readonly bucket: string
+  readonly limit: number
+}
+
 /** Where the windows are counted; an unreachable counter store is `Unavailable` (503). */
 interface Counters {
-  readonly hit: (bucket: string, limit: number) => Effect.Effect<RateWindow, Unavailable>
+  /** One hit on each budget at once (one round trip), its windows in the budgets' order. */
+  readonly hit: (budgets: ReadonlyArray<Budget>) => Effect.Effect<ReadonlyArray<RateWindow>, Unavailable>
   readonly sweep: Effect.Effect<void>
 }
 
 interface Waiter {
-  readonly limit: number
-  readonly resume: (window: Effect.Effect<RateWindow, Unavailable>) => void
+  readonly budgets: ReadonlyArray<Budget>
+  readonly resume: (windows: Effect.Effect<ReadonlyArray<RateWindow>, Unavailable>) => void
 }
 
-/** One bucket's count after adding `n` hits, with its window's end and the counter's clock (epoch seconds). */
+/**
+ * The buckets' counts after adding `n` hits to each (in the buckets' order), with the window's end
+ * and the counter's clock (epoch seconds).
+ */
 interface Increment {
-  readonly count: number
+  readonly counts: ReadonlyArray<number>
   readonly reset: number
   readonly now: number
 }
 
 /**
- * Hits on one bucket, group-committed over a shared counter: while an increment is in flight, the
- * hits that arrive queue up and go in the next one as a single `count + n`, whose result numbers
- * them one by one. Every hit still gets its exact position in the window (so the 61st is refused
- * across processes), at one round trip per batch instead of per request.
+ * Hits on one set of buckets, group-committed over a shared counter: while an increment is in
+ * flight, the hits that arrive queue up and go in the next one as a single `count + n` per bucket,
+ * whose result numbers them one by one. Every hit still gets its exact position in each window (so
+ * the 61st is refused across processes), at one round trip per batch instead of per request and
+ * budget.
  */
-const batched = (increment: (bucket: string, n: number) => Effect.Effect<Increment, Unavailable>) =>
+const batched = (increment: (buckets: ReadonlyArray<string>, n: number) => Effect.Effect<Increment, Unavailable>) =>
   Effect.gen(function* () {
     const runtime = yield* Effect.runtime<never>()
     const queues = new Map<string, { pending: Waiter[]; flushing: boolean }>()
 
-    const flush = (bucket: string) => {
-      const queue = queues.get(bucket)!
+    const flush = (key: string, buckets: ReadonlyArray<string>) => {
+      const queue = queues.get(key)!
       const batch = queue.pending.splice(0)
       queue.flushing = true
-      Runtime.runCallback(runtime)(increment(bucket, batch.length), {
+      Runtime.runCallback(runtime)(increment(buckets, batch.length), {
         onExit: (exit) => {
           batch.forEach((waiter, i) =>
             waiter.resume(
               Exit.isSuccess(exit)
                 ? Effect.succeed(
-                    windowOf(exit.value.count - batch.length + 1 + i, waiter.limit, exit.value.reset, exit.value.now)
+                    waiter.budgets.map(({ limit }, b) =>
+                      windowOf(exit.value.counts[b]! - batch.length + 1 + i, limit, exit.value.reset, exit.value.now)
+                    )
                   )
                 : Effect.failCause(exit.cause)
             )
           )
           queue.flushing = false
-          if (queue.pending.length > 0) flush(bucket)
-          else queues.delete(bucket)
+          if (queue.pending.length > 0) flush(key, buckets)
+          else queues.delete(key)
         }
       })
     }
 
-    return (bucket: string, limit: number) =>
-      Effect.async<RateWindow, Unavailable>((resume) => {
-        const queue = queues.get(bucket) ?? { pending: [], flushing: false }
-        queues.set(bucket, queue)
-        queue.pending.push({ limit, resume })
-        if (!queue.flushing) flush(bucket)
+    return (budgets: ReadonlyArray<Budget>) =>
+      Effect.async<ReadonlyArray<RateWindow>, Unavailable>((resume) => {
+        const buckets = budgets.map((budget) => budget.bucket)
+        // Bucket names never hold a NUL (the input check refuses them; the rest are ids).
+        const key = buckets.join("\0")
+        const queue = queues.get(key) ?? { pending: [], flushing: false }
+        queues.set(key, queue)
+        queue.pending.push({ budgets, resume })
+        if (!queue.flushing) flush(key, buckets)
       }).pipe(span("RateLimiter.hit"))
   })
 
@@ -92,15 +108,21 @@ const batched = (increment: (bucket: string, n: number) => Effect.Effect<Increme
  */
 const postgresCounters = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const increment = (bucket: string, n: number) =>
-    sql<Increment>`
+  // The rows are locked in the buckets' order, the same in every statement, so two requests sharing
+  // buckets never wait on each other in a cycle.
+  const increment = (buckets: ReadonlyArray<string>, n: number) =>
+    sql<{ bucket: string; count: number; reset: number; now: number }>`
       INSERT INTO rate_limit_counters (bucket, window_start, count)
-      VALUES (${bucket}, date_trunc('minute', now()), ${n})
+      SELECT bucket, date_trunc('minute', now()), ${n}
+      FROM (VALUES ${sql.csv(buckets.map((bucket) => sql`(${bucket})`))}) v (bucket) ORDER BY bucket
       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_counters.count + ${n}
-      RETURNING count,
+      RETURNING bucket, count,
         extract(epoch FROM window_start)::bigint + ${WINDOW_SECONDS} AS reset,
         extract(epoch FROM now())::float8 AS now`.pipe(
-      Effect.map((rows) => rows[0]!),
+      Effect.map((rows): Increment => {
+        const counts = new Map(rows.map((row) => [row.bucket, row.count]))
+        return { counts: buckets.map((bucket) => counts.get(bucket)!), reset: rows[0]!.reset, now: rows[0]!.now }
+      }),
       Effect.orDie
     )
   const { sweep } = sqlErrorsAsDefects({
@@ -118,10 +140,14 @@ const INCREMENT_SCRIPT = `
 local time = redis.call('TIME')
 local now = tonumber(time[1])
 local window = now - now % ${WINDOW_SECONDS}
-local key = KEYS[1] .. ':' .. window
-local count = redis.call('INCRBY', key, ARGV[1])
-if count == tonumber(ARGV[1]) then redis.call('EXPIRE', key, ${2 * WINDOW_SECONDS}) end
-return {count, window + ${WINDOW_SECONDS}, time[1] .. '.' .. string.format('%06d', tonumber(time[2]))}`
+local n = tonumber(ARGV[1])
+local counts = {}
+for i, bucket in ipairs(KEYS) do
+  local key = bucket .. ':' .. window
+  counts[i] = redis.call('INCRBY', key, n)
+  if counts[i] == n then redis.call('EXPIRE', key, ${2 * WINDOW_SECONDS}) end
+end
+return {counts, window + ${WINDOW_SECONDS}, time[1] .. '.' .. string.format('%06d', tonumber(time[2]))}`
 
 /** How long a client is told to wait when Redis cannot be reached. */
 const REDIS_RETRY_AFTER_SECONDS = 5
@@ -151,11 +177,17 @@ const redisCounters = (url: string) =>
     )
     // A refused connection is reported on each command; ioredis would also log it as unhandled.
     redis.on("error", () => undefined)
-    const increment = (bucket: string, n: number) =>
+    const increment = (buckets: ReadonlyArray<string>, n: number) =>
       Effect.tryPromise({
-        try: () => redis.eval(INCREMENT_SCRIPT, 1, `fidelis:rate:${bucket}`, n) as Promise<[number, number, string]>,
+        try: () =>
+          redis.eval(
+            INCREMENT_SCRIPT,
+            buckets.length,
+            ...buckets.map((bucket) => `fidelis:rate:${bucket}`),
+            n
+          ) as Promise<[number[], number, string]>,
         catch: () => new Unavailable({ retryAfter: REDIS_RETRY_AFTER_SECONDS })
-      }).pipe(Effect.map(([count, reset, now]) => ({ count, reset, now: Number(now) })))
+      }).pipe(Effect.map(([counts, reset, now]): Increment => ({ counts, reset, now: Number(now) })))
     // Redis expires each window's key on its own.
     return { hit: yield* batched(increment), sweep: Effect.void }
   })
@@ -167,14 +199,16 @@ const redisCounters = (url: string) =>
 const localCounters = Effect.sync(() => {
   const counters = new Map<string, { window: number; count: number }>()
   return {
-    hit: (bucket: string, limit: number) =>
-      Effect.sync((): RateWindow => {
+    hit: (budgets: ReadonlyArray<Budget>) =>
+      Effect.sync(() => {
         const now = Date.now() / 1000
         const window = Math.floor(now / WINDOW_SECONDS) * WINDOW_SECONDS
-        const current = counters.get(bucket)
-        const count = current?.window === window ? current.count + 1 : 1
-        counters.set(bucket, { window, count })
-        return windowOf(count, limit, window + WINDOW_SECONDS, now)
+        return budgets.map(({ bucket, limit }): RateWindow => {
+          const current = counters.get(bucket)
+          const count = current?.window === window ? current.count + 1 : 1
+          counters.set(bucket, { window, count })
+          return windowOf(count, limit, window + WINDOW_SECONDS, now)
+        })
       }),
     sweep: Effect.sync(() => {
       const current = Math.floor(Date.now() / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS
