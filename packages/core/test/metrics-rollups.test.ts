@@ -9,7 +9,7 @@ import { Points } from "../src/points/service.js"
 import { newClient, newEmpresa, TestCore } from "./support.js"
 
 /*
- * The reports sum the whole UTC hours of a window from the hourly rollups (migration 0019) and
+ * The reports sum the whole UTC hours of a window from the hourly rollups (migrations 0019, 0021) and
  * the partial hours at its edges from the facts. Each answer is compared here with the same
  * figure recomputed from the facts alone, over facts spread across 40 days at odd instants, on
  * local midnights and UTC hours and a microsecond either side of them, and in the future. The
@@ -62,6 +62,17 @@ const dataset = (timezone: string) =>
         ON c.empresa_id = ${empresa.id}
        AND c.client_id = (CASE WHEN n % 3 = 0 THEN ${ana.id}::uuid ELSE ${bruno.id}::uuid END)`
 
+    // Clients joining at the same instants, in one statement.
+    yield* sql`
+      WITH f AS (SELECT at, row_number() OVER (ORDER BY at) AS n FROM ${instants} i),
+      u AS (
+        INSERT INTO users (email, nome, referral_code)
+        SELECT ${empresa.id} || '-' || n || '@example.com', 'Cliente ' || n, md5(${empresa.id} || n) FROM f
+        RETURNING id, nome
+      )
+      INSERT INTO clients (empresa_id, user_id, nome, balance, created_at)
+      SELECT ${empresa.id}, u.id, u.nome, f.n % 7, f.at FROM u JOIN f ON u.nome = 'Cliente ' || f.n`
+
     // And one fact per transaction, concurrent on a real server: each adds to a current hour's row.
     yield* Effect.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -113,6 +124,25 @@ for (const timezone of ZONES) {
             SELECT hour, program_id, sum(stamps)
             FROM loyalty_stamps_hourly WHERE empresa_id = ${empresaId} GROUP BY hour, program_id`
         )
+        // The latest client moved back across an hour, as the demo moves its history.
+        yield* sql`
+          UPDATE clients SET created_at = created_at - interval '90 minutes'
+          WHERE id = (SELECT id FROM clients WHERE empresa_id = ${empresaId} ORDER BY created_at DESC LIMIT 1)`
+        const joined = yield* compare(
+          sql`
+            SELECT date_trunc('hour', created_at, 'UTC') AS hour, count(*)::numeric
+            FROM clients WHERE empresa_id = ${empresaId} GROUP BY 1`,
+          sql`
+            SELECT hour, sum(created) FROM clients_hourly WHERE empresa_id = ${empresaId} GROUP BY hour
+            HAVING sum(created) <> 0`
+        )
+        const [totals] = yield* sql<{ same: boolean }>`
+          SELECT (SELECT (count(*), sum(balance))::text FROM clients WHERE empresa_id = ${empresaId})
+                 = (SELECT (sum(clients), sum(outstanding))::text FROM client_totals WHERE empresa_id = ${empresaId})
+                 AS same`
+        expect(joined.hours).toBeGreaterThan(900)
+        expect(joined.mismatches).toBe(0)
+        expect(totals!.same).toBe(true)
         expect(ledger.hours).toBeGreaterThan(900)
         expect(ledger.mismatches).toBe(0)
         expect(stamps.hours).toBeGreaterThan(900)
@@ -120,7 +150,7 @@ for (const timezone of ZONES) {
       })
     )
 
-    it.effect("the overview's points equal the facts' over every window", () =>
+    it.effect("the overview's points and clients equal the facts' over every window", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const { empresaId } = yield* dataset(timezone)
@@ -134,7 +164,16 @@ for (const timezone of ZONES) {
                    coalesce(sum(points) FILTER (WHERE kind = 'adjust'), 0) AS adjusted
             FROM points_ledger
             WHERE empresa_id = ${empresaId} AND created_at >= ${overview.from} AND created_at < ${overview.to}`
-          expect({ days, ...overview.points }).toEqual({ days, ...facts, outstanding: overview.points.outstanding })
+          const [clients] = yield* sql`
+            SELECT count(*)::int AS total, sum(balance)::int AS outstanding,
+                   (count(*) FILTER (WHERE created_at >= ${overview.from} AND created_at < ${overview.to}))::int AS new
+            FROM clients WHERE empresa_id = ${empresaId}`
+          expect({ days, ...overview.points }).toEqual({ days, ...facts, outstanding: clients!["outstanding"] })
+          expect({ days, total: overview.clients.total, new: overview.clients.new }).toEqual({
+            days,
+            total: clients!["total"],
+            new: clients!["new"]
+          })
           expect(overview.points.issued).toBeGreaterThan(0)
         }
       })

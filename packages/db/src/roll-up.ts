@@ -1,6 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
+/** How many rows a rollup spreads one key over, so concurrent writers of one tenant do not queue on one row. */
+const STRIPES = 8
+/** The stripe a write adds to: its backend's, so one transaction keeps adding to the rows it already holds. */
+export const STRIPE = `pg_backend_pid() % ${STRIPES}`
+
 /** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019, 0020). */
 export interface RollUpOnWrite {
   /** The fact table. */

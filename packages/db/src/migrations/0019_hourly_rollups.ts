@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { rollUpOnWrite } from "../roll-up.js"
+import { rollUpOnWrite, STRIPE } from "../roll-up.js"
 
 /**
  * Hourly rollups of the two fact logs a year-long report would otherwise read row by row (about
@@ -14,7 +14,7 @@ import { rollUpOnWrite } from "../roll-up.js"
  * grouped upsert, taking its rows in key order. The upsert adds under its row lock, so concurrent
  * transactions on one row add in turn and none loses a count.
  *
- * Each empresa's hour is striped over `STRIPES` rows, chosen by the writing backend: a row lock is
+ * Each empresa's hour is striped over `STRIPES` rows (roll-up.ts), chosen by the writing backend: a row lock is
  * held until its transaction commits, so with one row per hour every credit of a tenant waited for
  * the previous one's commit (measured: a quarter of the throughput with 10 connections). Readers
  * sum whatever rows an hour has, at most `STRIPES`.
@@ -23,9 +23,6 @@ import { rollUpOnWrite } from "../roll-up.js"
  * rollup row lock per hour it writes, and two transactions cannot wait on each other's
  * rows in opposite orders. Facts are never deleted; an update moves its amount between hours.
  */
-
-const STRIPES = 8
-const STRIPE = `pg_backend_pid() % ${STRIPES}`
 
 /** Adds the points of `facts` (a ledger-shaped relation) to their hours. */
 const ledgerRollUp = (facts: string) => `

@@ -22,5 +22,6 @@ export const MIGRATIONS = {
   "0017_redemptions": () => import("./0017_redemptions.js"),
   "0018_nfce": () => import("./0018_nfce.js"),
   "0019_hourly_rollups": () => import("./0019_hourly_rollups.js"),
-  "0020_client_stamp_totals": () => import("./0020_client_stamp_totals.js")
+  "0020_client_stamp_totals": () => import("./0020_client_stamp_totals.js"),
+  "0021_client_totals": () => import("./0021_client_totals.js")
 }

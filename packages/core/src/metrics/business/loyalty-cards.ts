@@ -73,7 +73,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
            FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${completed}) d,
           (SELECT count(DISTINCT client_id) AS clients_with_card
            FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) h,
-          (SELECT count(*) AS clients FROM clients WHERE empresa_id = ${empresaId}) t`
+          (SELECT coalesce(sum(clients), 0) AS clients FROM client_totals WHERE empresa_id = ${empresaId}) t`
 
         const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
           window,

@@ -46,13 +46,21 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
           FROM points_ledger_hourly WHERE empresa_id = ${empresaId} AND ${hours(sql`hour`)}`
       }
 
+      // Clients who joined in the window.
+      const joined: Hourly = {
+        facts: (range) =>
+          sql`SELECT 1 AS created FROM clients WHERE empresa_id = ${empresaId} AND ${range(sql`created_at`)}`,
+        rollup: (hours) => sql`
+          SELECT created FROM clients_hourly WHERE empresa_id = ${empresaId} AND ${hours(sql`hour`)}`
+      }
+
       // Active clients: those with a timeline event in the window (every action writes one,
       // points movements included), read from each client's latest event (migration 0011). The
       // window ends now, so no upper bound: a client whose latest event came after `window.to`
       // was read may still have been active inside it. A coupon or redemption still open after
       // its deadline counts as expired, as reads report it.
       const [facts] = yield* sql<Facts>`
-        SELECT json_build_object('total', c.total, 'new', c.new, 'active', a.active) AS clients,
+        SELECT json_build_object('total', c.total, 'new', n.new, 'active', a.active) AS clients,
                json_build_object('issued', l.issued, 'spent', l.spent, 'refunded', l.refunded, 'expired', l.expired,
                                  'adjusted', l.adjusted, 'outstanding', c.outstanding) AS points,
                json_build_object('generated', cg.generated, 'used', cc.used, 'expired', cc.expired,
@@ -62,8 +70,9 @@ export class MetricsOverviewReport extends Effect.Service<MetricsOverviewReport>
                                  'expired', rc.expired, 'pending', ro.pending,
                                  'points_spent', rm.points_spent) AS redemptions
         FROM
-          (SELECT count(*) AS total, count(*) FILTER (WHERE ${created}) AS new, coalesce(sum(balance), 0) AS outstanding
-           FROM clients WHERE empresa_id = ${empresaId}) c,
+          (SELECT coalesce(sum(clients), 0) AS total, coalesce(sum(outstanding), 0) AS outstanding
+           FROM client_totals WHERE empresa_id = ${empresaId}) c,
+          (SELECT coalesce(sum(created), 0) AS new FROM (${rolledUpByHour(sql, within, joined)}) j) n,
           (SELECT count(*) AS active
            FROM client_activity WHERE empresa_id = ${empresaId} AND last_active_at >= ${window.from}) a,
           (SELECT coalesce(sum(credit), 0) AS issued, coalesce(-sum(spend), 0) AS spent,
