@@ -4,7 +4,8 @@
  * database: DATABASE_URL, or the embedded one in FIDELIS_DATA_DIR.
  *
  *   100,000 clients · 2,000,000 ledger entries · 300,000 stamps · 50,000 survey responses
- *   spread over a year, and the timeline event each ledger entry, stamp and claim writes (~2.3M).
+ *   spread over every hour of a year, and the timeline event each ledger entry, stamp and claim
+ *   writes (~2.3M).
  *   Each step runs once: a re-run tops up only what is missing.
  */
 import { SqlClient } from "@effect/sql"
@@ -58,7 +59,7 @@ const seedClients = (empresaId: string, size: SeedSize) =>
                    || ' ' || g,
                  '+55119' || lpad((g % 100000000)::text, 8, '0'),
                  'BENCH' || lpad(g::text, 9, '0'),
-                 now() - (g % 365) * interval '1 day'
+                 now() - (g % 365) * interval '1 day' - (g * 7919 % 86400) * interval '1 second'
           FROM generate_series(${from}::int, ${to}::int) g
           RETURNING id, email, nome, telefone, created_at
         )
@@ -92,8 +93,8 @@ const seedLedger = (empresaId: string, size: SeedSize) =>
           SELECT c.client_id, n,
                  CASE WHEN n % 5 = 4 THEN 'spend' ELSE 'credit' END AS kind,
                  CASE WHEN n % 5 = 4 THEN -(1 + (n * 7 + c.k) % 10) ELSE 10 + (n * 13 + c.k) % 90 END AS points,
-                 now() - interval '365 days' + (n * interval '18 days') + (c.k % 86400) * interval '1 second'
-                   AS created_at
+                 now() - interval '365 days' + n * interval '18 days'
+                   + (${offset} + c.k - 1) * (interval '18 days' / ${size.clients}) AS created_at
           FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
           CROSS JOIN generate_series(0, ${size.ledgerPerClient - 1}::int) n
         ) e`
@@ -132,7 +133,7 @@ const seedStamps = (empresaId: string, size: SeedSize) =>
       yield* sql`
         WITH holders AS (
           SELECT c.client_id, 3 + ((c.k + ${offset}) * 7) % 15 AS total,
-                 now() - interval '365 days' + (c.k % 86400) * interval '1 second' AS t0
+                 now() - interval '365 days' + (${offset} + c.k - 1) * (interval '20 days' / ${size.cardholders}) AS t0
           FROM unnest(${chunk}::uuid[]) WITH ORDINALITY AS c(client_id, k)
         )
         INSERT INTO loyalty_cards (empresa_id, client_id, program_id, stamps, max_stamps, status,
@@ -311,6 +312,17 @@ export const seedLarge = (size: SeedSize = LARGE) =>
       )
     let changed = false
     const clients = yield* count("clients")
+    if (clients >= size.clients) {
+      // Seeders before 2026-11-24 put a year's ledger in a few hours of 20 days, which left the
+      // hourly rollups 61 rows where a real year fills every hour.
+      const [hours] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM points_ledger_hourly WHERE empresa_id = ${empresa.id}`
+      if (hours!.n < 1_000)
+        yield* Effect.dieMessage(
+          "The bench tenant was seeded by an older seeder (its year in a few hours a day); " +
+            "drop the database (or bench/.data) and seed again"
+        )
+    }
     if (clients < size.clients) {
       if (clients > 0)
         yield* Effect.dieMessage(
