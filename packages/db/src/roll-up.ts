@@ -6,7 +6,7 @@ const STRIPES = 8
 /** The stripe a write adds to: its backend's, so one transaction keeps adding to the rows it already holds. */
 export const STRIPE = `pg_backend_pid() % ${STRIPES}`
 
-/** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019, 0020). */
+/** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019, 0020, 0022). */
 export interface RollUpOnWrite {
   /** The fact table. */
   readonly facts: string
@@ -14,9 +14,11 @@ export interface RollUpOnWrite {
   readonly trigger: string
   /** The statement adding the facts of a relation (a fact-shaped one) to the rollup. */
   readonly rollUp: (rows: string) => string
-  /** The fact columns the rollup keys on, and the one it sums. */
-  readonly keys: string
-  readonly measure: string
+  /**
+   * When an update can move a fact: the columns the rollup keys on, and the one it sums. Without
+   * it, updates are not followed, and cost nothing: the rollup reads only what never changes.
+   */
+  readonly moves?: { readonly keys: string; readonly measure: string }
 }
 
 /**
@@ -26,15 +28,17 @@ export interface RollUpOnWrite {
  * the trigger's creation waits for the transactions writing facts and holds off new ones until the
  * migration commits, so no fact falls between the two.
  */
-export const rollUpOnWrite = ({ facts, trigger, rollUp, keys, measure }: RollUpOnWrite) =>
+export const rollUpOnWrite = ({ facts, trigger, rollUp, moves }: RollUpOnWrite) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const moved = `(SELECT ${keys}, -${measure} AS ${measure} FROM old_rows
-                    UNION ALL SELECT ${keys}, ${measure} FROM new_rows) moved`
-    for (const [event, rows, transition] of [
-      ["INSERT", "new_rows", "NEW TABLE AS new_rows"],
-      ["UPDATE", moved, "OLD TABLE AS old_rows NEW TABLE AS new_rows"]
-    ] as const) {
+    const events: Array<readonly [string, string, string]> = [["INSERT", "new_rows", "NEW TABLE AS new_rows"]]
+    if (moves !== undefined) {
+      const { keys, measure } = moves
+      const moved = `(SELECT ${keys}, -${measure} AS ${measure} FROM old_rows
+                      UNION ALL SELECT ${keys}, ${measure} FROM new_rows) moved`
+      events.push(["UPDATE", moved, "OLD TABLE AS old_rows NEW TABLE AS new_rows"])
+    }
+    for (const [event, rows, transition] of events) {
       const name = sql.literal(`${trigger}_${event.toLowerCase()}`)
       yield* sql`
         CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -78,14 +78,12 @@ export default Effect.gen(function* () {
     facts: "points_ledger",
     trigger: "points_ledger_roll_up",
     rollUp: ledgerRollUp,
-    keys: "empresa_id, created_at, kind",
-    measure: "points"
+    moves: { keys: "empresa_id, created_at, kind", measure: "points" }
   })
   yield* rollUpOnWrite({
     facts: "loyalty_stamps",
     trigger: "loyalty_stamps_roll_up",
     rollUp: stampsRollUp,
-    keys: "empresa_id, created_at, program_id",
-    measure: "quantity"
+    moves: { keys: "empresa_id, created_at, program_id", measure: "quantity" }
   })
 })

@@ -57,7 +57,6 @@ export default Effect.gen(function* () {
     facts: "loyalty_stamps",
     trigger: "loyalty_stamps_client_totals",
     rollUp: totalsRollUp,
-    keys: "empresa_id, program_id, client_id",
-    measure: "quantity"
+    moves: { keys: "empresa_id, program_id, client_id", measure: "quantity" }
   })
 })

@@ -23,5 +23,6 @@ export const MIGRATIONS = {
   "0018_nfce": () => import("./0018_nfce.js"),
   "0019_hourly_rollups": () => import("./0019_hourly_rollups.js"),
   "0020_client_stamp_totals": () => import("./0020_client_stamp_totals.js"),
-  "0021_client_totals": () => import("./0021_client_totals.js")
+  "0021_client_totals": () => import("./0021_client_totals.js"),
+  "0022_loyalty_cardholders": () => import("./0022_loyalty_cardholders.js")
 }

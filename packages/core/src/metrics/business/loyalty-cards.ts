@@ -53,26 +53,26 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
             FROM loyalty_stamps_hourly WHERE empresa_id = ${empresaId} ${ofProgram} AND ${hours(sql`hour`)}`
         }
 
-        // Each count reads only its own rows: the active cards, or one index range of the window.
-        // completion_rate follows the cohort issued in the window, so it stays a ratio in 0..1 (the
-        // cards completed in the window may have been issued before it).
+        // The tenant's cards in one pass (the active ones are read whatever the window, so the
+        // windowed counts ride along). completion_rate follows the cohort issued in the window, so it
+        // stays a ratio in 0..1 (the cards completed in the window may have been issued before it).
         const [counts] = yield* sql<CardCounts>`
-        SELECT a.cards_active, a.cards_near_completion, a.avg_stamps_per_active_card,
-               i.cards_issued,
-               coalesce(round(i.issued_completed::numeric / nullif(i.cards_issued, 0), 4), 0) AS completion_rate,
-               d.cards_completed, d.avg_days_to_complete,
+        SELECT c.cards_active, c.cards_near_completion, c.avg_stamps_per_active_card, c.cards_issued,
+               coalesce(round(c.issued_completed::numeric / nullif(c.cards_issued, 0), 4), 0) AS completion_rate,
+               c.cards_completed, c.avg_days_to_complete,
                h.clients_with_card, greatest(t.clients - h.clients_with_card, 0) AS clients_without_card
         FROM
-          (SELECT count(*) AS cards_active, count(*) FILTER (WHERE stamps = max_stamps - 1) AS cards_near_completion,
-                  coalesce(round(avg(stamps), 2), 0) AS avg_stamps_per_active_card
-           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND status = 'active') a,
-          (SELECT count(*) AS cards_issued, count(*) FILTER (WHERE status <> 'active') AS issued_completed
-           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${created}) i,
-          (SELECT count(*) AS cards_completed,
-                  round(avg(extract(epoch FROM completed_at - created_at)::numeric / 86400), 2) AS avg_days_to_complete
-           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram} AND ${completed}) d,
-          (SELECT count(DISTINCT client_id) AS clients_with_card
-           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) h,
+          (SELECT count(*) FILTER (WHERE status = 'active') AS cards_active,
+                  count(*) FILTER (WHERE status = 'active' AND stamps = max_stamps - 1) AS cards_near_completion,
+                  coalesce(round(avg(stamps) FILTER (WHERE status = 'active'), 2), 0) AS avg_stamps_per_active_card,
+                  count(*) FILTER (WHERE ${created}) AS cards_issued,
+                  count(*) FILTER (WHERE ${created} AND status <> 'active') AS issued_completed,
+                  count(*) FILTER (WHERE ${completed}) AS cards_completed,
+                  round(avg(extract(epoch FROM completed_at - created_at)::numeric / 86400) FILTER (WHERE ${completed}),
+                        2) AS avg_days_to_complete
+           FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) c,
+          (SELECT count(*) AS clients_with_card FROM loyalty_cardholders
+           WHERE empresa_id = ${empresaId} AND ${programId === null ? sql`program_id IS NULL` : sql`program_id = ${programId}`}) h,
           (SELECT coalesce(sum(clients), 0) AS clients FROM client_totals WHERE empresa_id = ${empresaId}) t`
 
         const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
