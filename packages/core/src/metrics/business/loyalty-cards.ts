@@ -41,6 +41,8 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
         const name = programId === null ? null : yield* programName(empresaId, programId)
         const window = yield* metrics.window(empresaId, input.days)
         const ofProgram = programId === null ? sql`` : sql`AND program_id = ${programId}`
+        // Cardholders of every program are the rows without one (migration 0022).
+        const holdersOf = programId === null ? sql`program_id IS NULL` : sql`program_id = ${programId}`
         const within = inWindow(sql, window)
         const created = within(sql`created_at`)
         const completed = within(sql`completed_at`)
@@ -72,7 +74,7 @@ export class LoyaltyCardMetricsReport extends Effect.Service<LoyaltyCardMetricsR
                         2) AS avg_days_to_complete
            FROM loyalty_cards WHERE empresa_id = ${empresaId} ${ofProgram}) c,
           (SELECT count(*) AS clients_with_card FROM loyalty_cardholders
-           WHERE empresa_id = ${empresaId} AND ${programId === null ? sql`program_id IS NULL` : sql`program_id = ${programId}`}) h,
+           WHERE empresa_id = ${empresaId} AND ${holdersOf}) h,
           (SELECT coalesce(sum(clients), 0) AS clients FROM client_totals WHERE empresa_id = ${empresaId}) t`
 
         const { series } = yield* seriesWithTotal<LoyaltyCardMetrics["stamps_by_period"][number]>(sql, {
