@@ -204,10 +204,11 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      */
     const knownUser = (token: string) => verified.get(token)
 
-    /** The user an access token names; refusals carry the reason for the WWW-Authenticate header. */
+    /**
+     * The user an access token names, verified (admission asks `knownUser` first, so this is a
+     * token's first use here); refusals carry the reason for the WWW-Authenticate header.
+     */
     const authenticate = traced("Accounts.authenticate")(function* (token: string) {
-      const known = verified.get(token)
-      if (known !== undefined) return known
       const { payload, current } = yield* tokens.verify(token, "access").pipe(
         Effect.mapError(
           (failure) =>
