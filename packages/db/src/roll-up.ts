@@ -6,7 +6,7 @@ const STRIPES = 8
 /** The stripe a write adds to: its backend's, so one transaction keeps adding to the rows it already holds. */
 export const STRIPE = `pg_backend_pid() % ${STRIPES}`
 
-/** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019, 0020, 0022). */
+/** A rollup kept by statement-level triggers on an append-only fact table (migrations 0019 to 0022). */
 export interface RollUpOnWrite {
   /** The fact table. */
   readonly facts: string

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { STRIPE } from "../roll-up.js"
+import { rollUpOnWrite, STRIPE } from "../roll-up.js"
 
 /**
  * Per empresa, how many clients it has and the points they hold (`client_totals`), and how many
@@ -36,26 +36,27 @@ export default Effect.gen(function* () {
       PRIMARY KEY (empresa_id, hour, stripe)
     )`
 
-  // New clients, once per statement (an import is one grouped upsert per table).
-  yield* sql`
-    CREATE FUNCTION client_totals_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
+  // New clients, once per statement (an import is one grouped upsert per table), then the clients
+  // already there. The totals' trigger sorts, and so fires, before the hours'.
+  yield* rollUpOnWrite({
+    facts: "clients",
+    trigger: "client_totals",
+    rollUp: (rows) => `
       INSERT INTO client_totals AS t (empresa_id, stripe, clients, outstanding)
-      SELECT empresa_id, ${sql.literal(STRIPE)}, count(*), sum(balance) FROM new_rows
+      SELECT empresa_id, ${STRIPE}, count(*), sum(balance) FROM ${rows}
       GROUP BY 1 ORDER BY 1
       ON CONFLICT (empresa_id, stripe) DO UPDATE SET
-        clients = t.clients + EXCLUDED.clients, outstanding = t.outstanding + EXCLUDED.outstanding;
+        clients = t.clients + EXCLUDED.clients, outstanding = t.outstanding + EXCLUDED.outstanding`
+  })
+  yield* rollUpOnWrite({
+    facts: "clients",
+    trigger: "clients_hourly",
+    rollUp: (rows) => `
       INSERT INTO clients_hourly AS h (empresa_id, hour, stripe, created)
-      SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), ${sql.literal(STRIPE)}, count(*) FROM new_rows
+      SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), ${STRIPE}, count(*) FROM ${rows}
       GROUP BY 1, 2 ORDER BY 1, 2
-      ON CONFLICT (empresa_id, hour, stripe) DO UPDATE SET created = h.created + EXCLUDED.created;
-      RETURN NULL;
-    END
-    $$`
-  yield* sql`
-    CREATE TRIGGER client_totals_insert AFTER INSERT ON clients
-    REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION client_totals_insert()`
+      ON CONFLICT (empresa_id, hour, stripe) DO UPDATE SET created = h.created + EXCLUDED.created`
+  })
 
   // A changed balance or joining instant, row by row: a statement-level trigger cannot name its
   // columns (transition tables forbid it) and would run for every other update of a client, while
@@ -83,12 +84,4 @@ export default Effect.gen(function* () {
     CREATE TRIGGER client_totals_update AFTER UPDATE OF balance, created_at ON clients
     FOR EACH ROW WHEN (NEW.balance IS DISTINCT FROM OLD.balance OR NEW.created_at IS DISTINCT FROM OLD.created_at)
     EXECUTE FUNCTION client_totals_update()`
-
-  // The clients already there; the triggers, created first, hold off writes until this commits.
-  yield* sql`
-    INSERT INTO client_totals (empresa_id, stripe, clients, outstanding)
-    SELECT empresa_id, 0, count(*), sum(balance) FROM clients GROUP BY 1`
-  yield* sql`
-    INSERT INTO clients_hourly (empresa_id, hour, stripe, created)
-    SELECT empresa_id, date_trunc('hour', created_at, 'UTC'), 0, count(*) FROM clients GROUP BY 1, 2`
 })
