@@ -6,6 +6,7 @@
  *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10 [--only=get_client,credit_points]
  *     [--pgbouncer]   PostgreSQL through a private PgBouncer in transaction mode (both sides), as in production
  *     [--limiter=database,redis]   Fidelis once per rate limiter (see below)
+ *     [--profile]   every server process writes a CPU profile (bench/profiles/<run>/), for bench/profile-summary.ts
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
@@ -32,11 +33,23 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "10" },
     only: { type: "string" },
     pgbouncer: { type: "boolean", default: false },
-    limiter: { type: "string", default: "database" }
+    limiter: { type: "string", default: "database" },
+    profile: { type: "boolean", default: false }
   }
 })
 const duration = Number(args.duration)
 const connections = Number(args.connections)
+
+const RUN = new Date().toISOString().replace(/[:.]/g, "-")
+
+/**
+ * `--profile`: node's own sampling profiler over the process's whole life (start-up, warm-up and the
+ * measured pass; bench/profile-summary.ts can skip the start), written when it exits.
+ */
+const profiled = (name: string) =>
+  args.profile
+    ? ["--cpu-prof", `--cpu-prof-dir=${ROOT}bench/profiles/${RUN}`, `--cpu-prof-name=${name}.cpuprofile`]
+    : []
 
 interface Proc {
   readonly port: number
@@ -47,10 +60,10 @@ interface Proc {
  * Spawns an entry point (compiled JavaScript as is, TypeScript through tsx) and waits for its
  * `listening <port>` line (or Fidelis's JSON log).
  */
-const start = (entry: string, argv: string[], env: Record<string, string>): Promise<Proc> =>
+const start = (entry: string, env: Record<string, string>, profile: string): Promise<Proc> =>
   new Promise((resolve, reject) => {
     const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : []
-    const child = spawn(process.execPath, [...loader, entry, ...argv], {
+    const child = spawn(process.execPath, [...loader, ...profiled(profile), entry], {
       cwd: ROOT,
       env: { PATH: process.env["PATH"] ?? "", NODE_ENV: "production", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -447,7 +460,8 @@ const SETTLE_TIMEOUT_MS = 180_000
  * in the background, on the bench user's client row, so a backlog (left by `nfce_decode_qr`, or by
  * an earlier run's server stopped before it finished) would compete with the next operation, and
  * with its row locks (it held `redeem_reward`'s transactions up to 2 s). The baseline has no
- * workers. Asked through the company API, which works on either database.
+ * workers: it withdraws the scans it queued when it stops. Asked through the company API, which
+ * works on either database.
  */
 const settled = (fidelisUrl: string, key: string) => async () => {
   const deadline = Date.now() + SETTLE_TIMEOUT_MS
@@ -504,18 +518,22 @@ const benchDatabase = async (db: Database) => {
   let userId = ""
   const ours = new Map<string, Map<string, Pass>>()
   for (const limiter of limiters) {
-    const fidelis = await start(SERVER, [], {
-      ...db.env,
-      ...LIMITERS[limiter],
-      PORT: "0",
-      FIDELIS_DEMO: "0",
-      FIDELIS_ADMIN_KEY: adminKey,
-      // Budgets out of the way: every request counts as in production, none is refused.
-      FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000",
-      FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
-      FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "100000000",
-      FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "100000000"
-    })
+    const fidelis = await start(
+      SERVER,
+      {
+        ...db.env,
+        ...LIMITERS[limiter],
+        PORT: "0",
+        FIDELIS_DEMO: "0",
+        FIDELIS_ADMIN_KEY: adminKey,
+        // Budgets out of the way: every request counts as in production, none is refused.
+        FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000",
+        FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
+        FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "100000000",
+        FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "100000000"
+      },
+      `${db.name}-fidelis-${limiter}`
+    )
     try {
       const url = `http://127.0.0.1:${fidelis.port}`
       const key = await createKey(url, adminKey, seeded.empresaId)
@@ -535,11 +553,11 @@ const benchDatabase = async (db: Database) => {
       await stop(fidelis)
     }
   }
-  const baseline = await start("bench/baseline.ts", [], {
-    ...db.env,
-    BENCH_EMPRESA_ID: seeded.empresaId,
-    BENCH_USER_ID: userId
-  })
+  const baseline = await start(
+    "bench/baseline.ts",
+    { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId, BENCH_USER_ID: userId },
+    `${db.name}-baseline`
+  )
   let base: Map<string, Pass>
   try {
     base = await measureAll(baseline, list, "baseline", {})
@@ -581,6 +599,6 @@ for (const name of selected) {
   }
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true })
-const file = `${ROOT}bench/results/${new Date().toISOString().replace(/[:.]/g, "-")}.json`
+const file = `${ROOT}bench/results/${RUN}.json`
 writeFileSync(file, JSON.stringify({ node: process.version, duration, connections, limiters, results }, null, 2))
 process.stdout.write(`\nwritten ${file}\n`)

@@ -3,7 +3,7 @@ import { isUnavailable } from "@fidelis/db"
 import { Cause, Chunk, Effect, Either, Exit, Option } from "effect"
 import { z, ZodError } from "zod"
 import { ApiKeys, presentedKey } from "./auth/service.js"
-import type { Principal } from "./auth/principal.js"
+import { bearerOf, type Principal } from "./auth/principal.js"
 import { addressBucket, clientAddress } from "./auth/address.js"
 import { Accounts } from "./accounts/service.js"
 import { count, type AdmittedKey, type Meter } from "./auth/admission.js"
@@ -443,7 +443,7 @@ const challenge = (ctx: RequestContext, description?: string) =>
 const admitUser = async (ctx: RequestContext): Promise<UserId> => {
   if (ctx.userAdmission === undefined) {
     const meter: Meter = { headers: ctx.resHeaders, shown: undefined }
-    const token = /^Bearer\s+(\S+)$/i.exec(ctx.credentials.authorization?.trim() ?? "")?.[1]
+    const token = bearerOf(ctx.credentials.authorization)
     const known = token === undefined ? undefined : admissionServices.get(ctx.runtime)?.accounts.knownUser(token)
     if (known !== undefined) {
       ctx.userAdmission = Object.assign(meter, { user: Promise.resolve(known), calls: 0, owed: true })

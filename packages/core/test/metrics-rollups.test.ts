@@ -2,6 +2,8 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ProgramId } from "../src/ids.js"
+import { LoyaltyPrograms } from "../src/loyalty/programs.js"
+import { LoyaltyCards } from "../src/loyalty/service.js"
 import { LoyaltyCardMetricsReport } from "../src/metrics/business/loyalty-cards.js"
 import { MetricsOverviewReport } from "../src/metrics/business/overview.js"
 import type { GroupBy } from "../src/metrics/contracts.js"
@@ -207,3 +209,38 @@ for (const timezone of ZONES) {
     )
   })
 }
+
+layer(TestCore, { timeout: 60_000 })("the cardholders under concurrent first cards", (it) => {
+  // Each client is offered a card of each of two programs twice at once: per program one issue wins
+  // and one is refused, and the client's first cards meet on the all-programs row (migration 0022).
+  it.effect("add one row per client and program, and one per client over every program", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const empresa = yield* newEmpresa()
+      const clients = yield* Effect.all(Array.from({ length: 8 }, (_, i) => newClient(empresa.id, `Cliente ${i}`)))
+      const programs = yield* Effect.all(
+        ["Café", "Pão"].map((name) =>
+          LoyaltyPrograms.create(empresa.id, { name, stamps_required: 5, reward_description: name, active: true })
+        )
+      )
+      const outcomes = yield* Effect.all(
+        clients.flatMap((client) =>
+          programs.flatMap((program) =>
+            [1, 2].map(() =>
+              LoyaltyCards.issue(empresa.id, { client_id: client.id, program_id: program.id }).pipe(
+                Effect.match({ onFailure: (error) => error._tag, onSuccess: () => "issued" })
+              )
+            )
+          )
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "issued")).toHaveLength(clients.length * programs.length)
+      const [holders] = yield* sql<{ per_program: number; overall: number }>`
+        SELECT count(*) FILTER (WHERE program_id IS NOT NULL)::int AS per_program,
+               count(*) FILTER (WHERE program_id IS NULL)::int AS overall
+        FROM loyalty_cardholders WHERE empresa_id = ${empresa.id}`
+      expect(holders).toEqual({ per_program: clients.length * programs.length, overall: clients.length })
+    })
+  )
+})

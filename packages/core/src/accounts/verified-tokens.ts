@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { expiringMap } from "../expiring-map.js"
 import type { UserId } from "../ids.js"
 
 /**
@@ -18,22 +19,11 @@ const digestOf = (token: string) => createHash("sha256").update(token).digest("b
  * read on every use so that retiring it ends its tokens at once.
  */
 export const verifiedTokens = () => {
-  const entries = new Map<string, { readonly userId: UserId; readonly expires: number }>()
+  const entries = expiringMap<string, UserId>(MAX_ENTRIES)
   return {
-    get: (token: string): UserId | undefined => {
-      const digest = digestOf(token)
-      const entry = entries.get(digest)
-      if (entry === undefined) return undefined
-      if (entry.expires <= Date.now()) {
-        entries.delete(digest)
-        return undefined
-      }
-      return entry.userId
-    },
+    get: (token: string): UserId | undefined => entries.get(digestOf(token)),
     /** `expiresAt`: the token's own expiry (its `exp`, epoch seconds). */
-    put: (token: string, userId: UserId, expiresAt: number) => {
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-      entries.set(digestOf(token), { userId, expires: Math.min(expiresAt * 1000, Date.now() + TTL_MS) })
-    }
+    put: (token: string, userId: UserId, expiresAt: number) =>
+      entries.set(digestOf(token), userId, Math.min(expiresAt * 1000, Date.now() + TTL_MS))
   }
 }

@@ -4,6 +4,7 @@ import { listen, LISTENER_APPLICATION } from "@fidelis/db"
 import { Duration, Effect, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
 import { Config, directDatabaseUrl } from "../config.js"
+import { expiringMap } from "../expiring-map.js"
 import type { EmpresaId, KeyId } from "../ids.js"
 import type { Principal } from "./principal.js"
 
@@ -30,30 +31,21 @@ const MAX_ENTRIES = 10_000
  * request until it closes, never a stale grant.
  */
 export const authEntries = (options: { readonly live: boolean }) => {
-  const entries = new Map<string, { readonly value: Authenticated; readonly expires: number }>()
+  const entries = expiringMap<string, Authenticated>(MAX_ENTRIES)
   let live = options.live
   // Bumped by every eviction and every change of the listener's state.
   let epoch = 0
   const evictWhere = (matches: (value: Authenticated) => boolean) => {
     epoch++
-    for (const [hash, entry] of entries) if (matches(entry.value)) entries.delete(hash)
+    entries.deleteWhere(matches)
   }
   return {
     epoch: () => epoch,
-    get: (hash: string): Authenticated | undefined => {
-      const entry = entries.get(hash)
-      if (entry === undefined) return undefined
-      if (entry.expires < Date.now()) {
-        entries.delete(hash)
-        return undefined
-      }
-      return entry.value
-    },
+    get: entries.get,
     /** Caches a lookup that began at `since` (an `epoch()`), unless anything was evicted meanwhile. */
     put: (hash: string, value: Authenticated, since: number) => {
       if (!live || since !== epoch) return
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-      entries.set(hash, { value, expires: Date.now() + TTL_MS })
+      entries.set(hash, value, Date.now() + TTL_MS)
     },
     /** An eviction, from this process or another: `key:<id>`, `empresa:<id>`, anything else is all. */
     message: (message: string) => {

@@ -6,6 +6,10 @@ export interface Credentials {
   readonly authorization?: string | null | undefined
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header; undefined for any other shape. */
+export const bearerOf = (authorization: string | null | undefined): string | undefined =>
+  /^Bearer\s+(\S+)$/i.exec(authorization?.trim() ?? "")?.[1]
+
 /** Who is calling, once credentials are checked. */
 export type Principal =
   | { readonly kind: "company"; readonly keyId: KeyId; readonly empresaId: EmpresaId }

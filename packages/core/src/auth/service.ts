@@ -6,7 +6,7 @@ import { Config } from "../config.js"
 import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
 import type { EmpresaId, KeyId } from "../ids.js"
 import { AuthCache } from "./cache.js"
-import type { Credentials, Principal } from "./principal.js"
+import { bearerOf, type Credentials, type Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
 import { traced } from "../tracing.js"
 
@@ -31,9 +31,10 @@ export const presentedKey = (credentials: Credentials): Either.Either<string, Ba
   const authorization = credentials.authorization?.trim() || undefined
   let bearer: string | undefined
   if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization)
-    if (!match) return Either.left(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
-    bearer = match[1]
+    bearer = bearerOf(authorization)
+    if (bearer === undefined) {
+      return Either.left(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
+    }
   }
   if (header !== undefined && bearer !== undefined && header !== bearer) {
     return Either.left(new BadRequest({ message: "X-API-Key and Authorization carry different keys; send only one" }))
