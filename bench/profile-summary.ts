@@ -1,16 +1,17 @@
 /**
  * Where a server's CPU went, from a profile that `npm run bench -- --profile` wrote:
  *
- *   node --import tsx bench/profile-summary.ts bench/profiles/<run>/postgres-fidelis-database.cpuprofile \
- *     [--skip=5] [--top=30]
+ *   node --import tsx bench/profile-summary.ts bench/profiles/<run>/postgres-fidelis-database [--skip=5] [--top=30]
  *
  * Self time (samples where the function itself ran, not its callees), by area and by function, as a
  * share of the busy samples (idle left out). `--skip` drops the first seconds (start-up, the bench's
  * sign-in). The compiled server bundles the workspace's code, so its frames are mapped back to their
- * sources through the bundle's source map; npm packages run from node_modules and are named by it.
+ * sources through the bundle's source map; npm packages run from node_modules and are named by it. A
+ * folder stands for its process's main-thread profile (node names it `CPU.<date>.<time>.<pid>.0.<n>`).
  */
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { SourceMap, type SourceMapping } from "node:module"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
@@ -34,12 +35,17 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: { skip: { type: "string", default: "5" }, top: { type: "string", default: "30" } }
 })
-if (positionals.length !== 1) throw new Error("usage: profile-summary.ts <file.cpuprofile> [--skip=5] [--top=30]")
-const profile = JSON.parse(readFileSync(positionals[0]!, "utf8")) as Profile
+if (positionals.length !== 1) throw new Error("usage: profile-summary.ts <profile or its folder> [--skip=5] [--top=30]")
+const path = positionals[0]!
+const mainThread = statSync(path).isDirectory()
+  ? readdirSync(path).find((name) => /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(name))
+  : undefined
+const profile = JSON.parse(readFileSync(mainThread === undefined ? path : join(path, mainThread), "utf8")) as Profile
 
 const maps = new Map<string, SourceMap | undefined>()
-/** The bundle's source map, if the frame's file has one beside it. */
+/** The bundle's source map, if the frame's file is ours and has one beside it. */
 const mapOf = (url: string) => {
+  if (url.includes("/node_modules/")) return undefined
   if (!maps.has(url)) {
     try {
       maps.set(url, new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, "utf8"))))

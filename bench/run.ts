@@ -6,7 +6,8 @@
  *   npm run bench -- --db=pglite|postgres|both --duration=10 --connections=10 [--only=get_client,credit_points]
  *     [--pgbouncer]   PostgreSQL through a private PgBouncer in transaction mode (both sides), as in production
  *     [--limiter=database,redis]   Fidelis once per rate limiter (see below)
- *     [--profile]   every server process writes a CPU profile (bench/profiles/<run>/), for bench/profile-summary.ts
+ *     [--profile]   every server process writes a CPU profile (bench/profiles/<run>/<process>/), for
+ *                   bench/profile-summary.ts
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
@@ -44,12 +45,11 @@ const RUN = new Date().toISOString().replace(/[:.]/g, "-")
 
 /**
  * `--profile`: node's own sampling profiler over the process's whole life (start-up, warm-up and the
- * measured pass; bench/profile-summary.ts can skip the start), written when it exits.
+ * measured pass; bench/profile-summary.ts can skip the start), written when it exits, into a folder
+ * per process: a process run through tsx writes one profile per thread (its loader has its own).
  */
 const profiled = (name: string) =>
-  args.profile
-    ? ["--cpu-prof", `--cpu-prof-dir=${ROOT}bench/profiles/${RUN}`, `--cpu-prof-name=${name}.cpuprofile`]
-    : []
+  args.profile ? ["--cpu-prof", `--cpu-prof-dir=${ROOT}bench/profiles/${RUN}/${name}`] : []
 
 interface Proc {
   readonly port: number
