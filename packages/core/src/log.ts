@@ -8,24 +8,33 @@ import { Cause, HashMap, Logger } from "effect"
 export type Level = "debug" | "info" | "warn" | "error"
 
 /**
- * Lines logged in one turn of the event loop go out in one write: stdout to a file or pipe is a
- * synchronous system call per write on Linux, and the access log writes one line per request.
+ * Lines go out together, at most `FLUSH_MS` after the first of them or once `FLUSH_BYTES` wait: stdout
+ * to a file or pipe is a synchronous system call per write on Linux, and the access log writes a line
+ * per request (at a thousand requests a second, one write per turn of the event loop was most of a
+ * write per request). What a process killed outright had not written yet is lost: at most that long.
  */
+const FLUSH_MS = 25
+const FLUSH_BYTES = 64 * 1024
 let pending: string[] = []
+let pendingBytes = 0
 
 const flush = () => {
   if (pending.length === 0) return
   const chunk = pending.join("")
   pending = []
+  pendingBytes = 0
   process.stdout.write(chunk)
 }
 
-// process.exit() runs no more timers; the lines of the last turn still go out.
+// process.exit() runs no more timers; the lines not yet written still go out.
 process.once("exit", flush)
 
 export const log = (level: Level, message: string, fields: Record<string, unknown> = {}) => {
-  if (pending.length === 0) setImmediate(flush)
-  pending.push(`${JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields })}\n`)
+  if (pending.length === 0) setTimeout(flush, FLUSH_MS).unref()
+  const line = `${JSON.stringify({ timestamp: new Date().toISOString(), level, message, ...fields })}\n`
+  pending.push(line)
+  pendingBytes += line.length
+  if (pendingBytes >= FLUSH_BYTES) flush()
 }
 
 const levelOf = (label: string): Level => {
