@@ -329,6 +329,12 @@ interface Measure {
    * the steadier comparison.
    */
   readonly cpuMsPerRequest: number | undefined
+  /**
+   * The server's write system calls per request (socket writes to the client, the database, Redis,
+   * and the log): each cost 0.03-0.15 ms of CPU in the bench's profiles, and `writev` is the largest
+   * single item in every one of them.
+   */
+  readonly writesPerRequest: number | undefined
   /** The server's resident memory around the pass, MB (Linux /proc; undefined elsewhere). */
   readonly memory: Memory | undefined
 }
@@ -372,6 +378,16 @@ const cpuSeconds = (pid: number | undefined): number | undefined => {
   }
 }
 
+/** Write system calls a process has made so far (`syscw` in /proc/<pid>/io; undefined elsewhere). */
+const writeCalls = (pid: number | undefined): number | undefined => {
+  try {
+    const calls = /syscw:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1]
+    return calls === undefined ? undefined : Number(calls)
+  } catch {
+    return undefined
+  }
+}
+
 const measure = async (
   { port, child }: Proc,
   make: Scenario["fidelis"],
@@ -383,6 +399,7 @@ const measure = async (
   let rssPeak = rssBefore ?? 0
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, residentMb(child.pid) ?? 0)), 100)
   const cpuBefore = cpuSeconds(child.pid)
+  const writesBefore = writeCalls(child.pid)
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: concurrency,
@@ -397,6 +414,7 @@ const measure = async (
     ]
   })
   const cpuAfter = cpuSeconds(child.pid)
+  const writesAfter = writeCalls(child.pid)
   clearInterval(sampler)
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
   const rssAfter = residentMb(child.pid)
@@ -409,6 +427,10 @@ const measure = async (
       cpuBefore === undefined || cpuAfter === undefined || result.requests.total === 0
         ? undefined
         : Math.round(((cpuAfter - cpuBefore) * 1000 * 1000) / result.requests.total) / 1000,
+    writesPerRequest:
+      writesBefore === undefined || writesAfter === undefined || result.requests.total === 0
+        ? undefined
+        : Math.round(((writesAfter - writesBefore) * 100) / result.requests.total) / 100,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -421,6 +443,7 @@ const report = (name: string, m: Measure) =>
   `${name} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(4)} ms  ` +
   `p99 ${String(m.p99).padStart(4)} ms` +
   (m.cpuMsPerRequest === undefined ? "" : `  cpu ${m.cpuMsPerRequest.toFixed(3)} ms/req`) +
+  (m.writesPerRequest === undefined ? "" : `  writes ${m.writesPerRequest.toFixed(2)}/req`) +
   (m.non2xx + m.errors > 0 ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : "") +
   (m.memory === undefined ? "" : `  rss ${m.memory.before}/${m.memory.peak}/${m.memory.after} MB`)
 
