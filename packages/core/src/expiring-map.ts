@@ -17,7 +17,9 @@ export const expiringMap = <K, V>(maxEntries: number) => {
     },
     /** `expires`: epoch milliseconds. */
     set: (key: K, value: V, expires: number) => {
-      if (entries.size >= maxEntries && !entries.has(key)) entries.delete(entries.keys().next().value!)
+      // Taken out first, so that a key set again is the newest entry, not evicted as the oldest.
+      entries.delete(key)
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
       entries.set(key, { value, expires })
     },
     deleteWhere: (matches: (value: V) => boolean) => {

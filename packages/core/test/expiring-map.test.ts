@@ -24,6 +24,16 @@ describe("the hot path's expiring map", () => {
     expect([map.get("a"), map.get("b"), map.get("c")]).toEqual([undefined, 3, 4])
   })
 
+  it("counts a key set again as the newest entry", () => {
+    const map = expiringMap<string, number>(2)
+    const later = Date.now() + 60_000
+    map.set("a", 1, later)
+    map.set("b", 2, later)
+    map.set("a", 3, later)
+    map.set("c", 4, later)
+    expect([map.get("a"), map.get("b"), map.get("c")]).toEqual([3, undefined, 4])
+  })
+
   it("deletes every entry a predicate picks", () => {
     const map = expiringMap<string, number>(10)
     const later = Date.now() + 60_000
