@@ -8,6 +8,8 @@
  *     [--limiter=database,redis]   Fidelis once per rate limiter (see below)
  *     [--profile]   every server process writes a CPU profile (bench/profiles/<run>/<process>/), for
  *                   bench/profile-summary.ts
+ *     [--rounds=3]   Fidelis and the baseline, each in a fresh process, alternately that many times; each
+ *                    operation reports the round with its side's median CPU per request
  *
  * PostgreSQL: BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/fidelis_bench (created
  * and seeded on first use). PGlite: a persistent data directory under bench/.data (seeded once).
@@ -35,11 +37,18 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     pgbouncer: { type: "boolean", default: false },
     limiter: { type: "string", default: "database" },
-    profile: { type: "boolean", default: false }
+    profile: { type: "boolean", default: false },
+    rounds: { type: "string", default: "1" }
   }
 })
 const duration = Number(args.duration)
 const connections = Number(args.connections)
+/**
+ * On PGlite one build's ratio spans 30 points between runs minutes apart, because each side carries
+ * the embedded database's own work, which swings from one process to the next (docs/performance.md,
+ * 2026-11-26): fresh processes, alternated, and their medians make one run conclusive.
+ */
+const rounds = Math.max(1, Math.floor(Number(args.rounds)) || 1)
 
 const RUN = new Date().toISOString().replace(/[:.]/g, "-")
 
@@ -525,8 +534,15 @@ const signIn = async (fidelisUrl: string) => {
 const activeQuest = async (fidelisUrl: string, slug: string) =>
   ((await (await fetch(`${fidelisUrl}/api/v1/public/quests/${slug}/active`)).json()) as { quest_id: string }).quest_id
 
+/** The pass with the median CPU per request (the lower of the two middle ones for an even count). */
+const median = (passes: ReadonlyArray<Pass>): Pass =>
+  passes.toSorted((a, b) => (a.cpuMsPerRequest ?? 0) - (b.cpuMsPerRequest ?? 0))[Math.floor((passes.length - 1) / 2)]!
+
+/** Each round's CPU per request, in the order measured. */
+const cpuOf = (passes: ReadonlyArray<Pass>) => passes.map((pass) => pass.cpuMsPerRequest?.toFixed(3)).join("/")
+
 const benchDatabase = async (db: Database) => {
-  process.stdout.write(`\n== ${db.name}\n`)
+  process.stdout.write(`\n== ${db.name}${rounds > 1 ? ` (each side: its median of ${rounds} rounds)` : ""}\n`)
   const seeded = JSON.parse(await run("bench/seed.ts", ["--json"], db.env)) as {
     empresaId: string
     slug: string
@@ -539,69 +555,80 @@ const benchDatabase = async (db: Database) => {
   const adminKey = `bench-admin-${process.pid}-0123456789`
   let list: Scenario[] = []
   let userId = ""
-  const ours = new Map<string, Map<string, Pass>>()
-  for (const limiter of limiters) {
-    const fidelis = await start(
-      SERVER,
-      {
-        ...db.env,
-        ...LIMITERS[limiter],
-        PORT: "0",
-        FIDELIS_DEMO: "0",
-        FIDELIS_ADMIN_KEY: adminKey,
-        // Budgets out of the way: every request counts as in production, none is refused.
-        FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000",
-        FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
-        FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "100000000",
-        FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "100000000"
-      },
-      `${db.name}-fidelis-${limiter}`
+  const ours = new Map<string, Map<string, Pass[]>>(limiters.map((limiter) => [limiter, new Map()]))
+  const base = new Map<string, Pass[]>()
+  const keep = (into: Map<string, Pass[]>, passes: Map<string, Pass>) => {
+    for (const [name, pass] of passes) into.set(name, [...(into.get(name) ?? []), pass])
+  }
+  for (let round = 1; round <= rounds; round++) {
+    const processName = (name: string) => `${db.name}-${name}${rounds > 1 ? `-round${round}` : ""}`
+    for (const limiter of limiters) {
+      const fidelis = await start(
+        SERVER,
+        {
+          ...db.env,
+          ...LIMITERS[limiter],
+          PORT: "0",
+          FIDELIS_DEMO: "0",
+          FIDELIS_ADMIN_KEY: adminKey,
+          // Budgets out of the way: every request counts as in production, none is refused.
+          FIDELIS_RATE_LIMIT_PER_MINUTE: "100000000",
+          FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
+          FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "100000000",
+          FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "100000000"
+        },
+        processName(`fidelis-${limiter}`)
+      )
+      try {
+        const url = `http://127.0.0.1:${fidelis.port}`
+        const key = await createKey(url, adminKey, seeded.empresaId)
+        const user = await signIn(url)
+        userId = user.userId
+        list = pick(
+          scenarios({
+            clientIds: seeded.clientIds,
+            slug: seeded.slug,
+            rewardId: seeded.rewardId,
+            questId: await activeQuest(url, seeded.slug),
+            token: user.token
+          })
+        )
+        keep(ours.get(limiter)!, await measureAll(fidelis, list, "fidelis", { "x-api-key": key }, settled(url, key)))
+      } finally {
+        await stop(fidelis)
+      }
+    }
+    const baseline = await start(
+      "bench/baseline.ts",
+      { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId, BENCH_USER_ID: userId },
+      processName("baseline")
     )
     try {
-      const url = `http://127.0.0.1:${fidelis.port}`
-      const key = await createKey(url, adminKey, seeded.empresaId)
-      const user = await signIn(url)
-      userId = user.userId
-      list = pick(
-        scenarios({
-          clientIds: seeded.clientIds,
-          slug: seeded.slug,
-          rewardId: seeded.rewardId,
-          questId: await activeQuest(url, seeded.slug),
-          token: user.token
-        })
-      )
-      ours.set(limiter, await measureAll(fidelis, list, "fidelis", { "x-api-key": key }, settled(url, key)))
+      keep(base, await measureAll(baseline, list, "baseline", {}))
     } finally {
-      await stop(fidelis)
+      await stop(baseline)
     }
-  }
-  const baseline = await start(
-    "bench/baseline.ts",
-    { ...db.env, BENCH_EMPRESA_ID: seeded.empresaId, BENCH_USER_ID: userId },
-    `${db.name}-baseline`
-  )
-  let base: Map<string, Pass>
-  try {
-    base = await measureAll(baseline, list, "baseline", {})
-  } finally {
-    await stop(baseline)
   }
   return limiters.flatMap((limiter) =>
     list.map(({ name }) => {
       const operation = limiters.length > 1 ? `${name}[${limiter}]` : name
-      const f = ours.get(limiter)!.get(name)!
-      const b = base.get(name)!
+      const [fs, bs] = [ours.get(limiter)!.get(name)!, base.get(name)!]
+      const [f, b] = [median(fs), median(bs)]
       const ratio = b.rps > 0 ? f.rps / b.rps : 0
       const cpuRatio = f.cpuMsPerRequest && b.cpuMsPerRequest ? b.cpuMsPerRequest / f.cpuMsPerRequest : undefined
       process.stdout.write(
         `${operation.padEnd(25)} ${report("fidelis", f)} | ${report("baseline", b)} | ` +
           `ratio ${(ratio * 100).toFixed(0)}%` +
           (cpuRatio === undefined ? "" : ` (by CPU per request ${(cpuRatio * 100).toFixed(0)}%)`) +
+          (rounds > 1 ? ` rounds' CPU ms/req: fidelis ${cpuOf(fs)}, baseline ${cpuOf(bs)}` : "") +
           (f.steady ? "" : ` MEMORY GREW across passes (${f.warmup?.after} -> ${f.memory?.after} MB)`) +
           "\n"
       )
-      return { database: db.name, operation, limiter, fidelis: f, baseline: b, ratio, cpuRatio }
+      const byRound = {
+        fidelis: fs.map((pass) => pass.cpuMsPerRequest),
+        baseline: bs.map((pass) => pass.cpuMsPerRequest)
+      }
+      return { database: db.name, operation, limiter, fidelis: f, baseline: b, ratio, cpuRatio, cpuByRound: byRound }
     })
   )
 }
@@ -623,5 +650,8 @@ for (const name of selected) {
 }
 mkdirSync(`${ROOT}bench/results`, { recursive: true })
 const file = `${ROOT}bench/results/${RUN}.json`
-writeFileSync(file, JSON.stringify({ node: process.version, duration, connections, limiters, results }, null, 2))
+writeFileSync(
+  file,
+  JSON.stringify({ node: process.version, duration, connections, rounds, limiters, results }, null, 2)
+)
 process.stdout.write(`\nwritten ${file}\n`)
