@@ -14,6 +14,7 @@ export type Level = "debug" | "info" | "warn" | "error"
  * write per request). What a process killed outright had not written yet is lost: at most that long.
  */
 const FLUSH_MS = 25
+// Counted in characters, not encoded bytes: the lines are JSON, nearly all ASCII, and the bound is loose.
 const FLUSH_BYTES = 64 * 1024
 let pending: string[] = []
 let pendingBytes = 0
