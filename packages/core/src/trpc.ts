@@ -185,16 +185,6 @@ export const runEffect = <A, E extends DomainError, C extends ProcedureContext>(
   program: Effect.Effect<A, E, CoreServices> & HeldTo<E, C>
 ): Promise<A> => runProgram(ctx, program, ctx.refusals ?? [])
 
-/** Rewrites zod input failures as the spec's 422, `loc` rooted where each field travelled. */
-const validationAs422 = t.middleware(async ({ meta, next, getRawInput }) => {
-  const result = await next()
-  if (!result.ok && result.error.code === "BAD_REQUEST" && result.error.cause instanceof ZodError) {
-    const input = await getRawInput().catch(() => undefined)
-    throw validationError(validationIssues(result.error.cause, meta, input))
-  }
-  return result
-})
-
 /** The services admission reads without running a program, kept per runtime by the first admission. */
 const admissionServices = new WeakMap<
   CoreRuntime,
@@ -283,39 +273,6 @@ const authenticate = async (ctx: RequestContext): Promise<Principal> => {
 }
 
 /**
- * Refuses a NUL character in any string of any procedure's input, on every surface, when the input
- * is first read (so after authentication): Postgres cannot store one, and zod lets it through. A
- * body tRPC cannot parse is refused here too, saying where it broke.
- */
-const refuseNulCharacters = t.middleware(({ ctx, meta, next, getRawInput }) =>
-  next({
-    getRawInput: async () => {
-      const input = await getRawInput().catch((error: unknown) => {
-        // tRPC wraps its JSON.parse failure in a 400 that repeats the parser's words.
-        const syntax = error instanceof TRPCError ? error.cause : error
-        throw syntax instanceof SyntaxError ? malformedJson(ctx.rawInput?.(), syntax) : error
-      })
-      const issues = nulCharacterIssues(input, meta)
-      if (issues.length === 0) return input
-      throw validationError(issues)
-    }
-  })
-)
-
-/**
- * Gives each call the place where a budget count it owes waits (`owe`): its procedure's program
- * makes it, in the same run. A call that ends without running one (refused by validation, say)
- * makes it here, and a refusal of the budget then takes the place of the call's own outcome, as it
- * would have had the count been made first.
- */
-const settlesOwedCount = t.middleware(async ({ ctx, next }) => {
-  const owed: OwedCount = { count: undefined }
-  const result = await next({ ctx: { owed } })
-  if (owed.count !== undefined) await runProgram({ ...ctx, owed }, Effect.void)
-  return result
-})
-
-/**
  * Makes the call owe a count against a budget: made at the start of its next program, so that
  * authentication, rate limit and procedure run as one program. Outside a call (no place to wait),
  * it is made at once.
@@ -326,7 +283,42 @@ const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] & {}) =>
   ctx.owed.count = earlier === undefined ? budgetCount : Effect.zipRight(earlier, budgetCount)
 }
 
-const base = t.procedure.use(settlesOwedCount).use(validationAs422).use(refuseNulCharacters)
+/**
+ * What every procedure does around its call, in one middleware (each level of tRPC's chain copies
+ * the call's options twice: docs/performance.md):
+ * - The input is refused for a NUL character in any string when it is first read (so after
+ *   authentication), on every surface: Postgres cannot store one, and zod lets it through. A body
+ *   tRPC cannot parse is refused there too, saying where it broke.
+ * - The call gets the place where a budget count it owes waits (`owe`): its procedure's program
+ *   makes it, in the same run. A call that ends without running one (refused by validation, say)
+ *   makes it here, and a refusal of the budget then takes the place of the call's own outcome, as
+ *   it would have had the count been made first.
+ * - zod's input failures become the spec's 422, `loc` rooted where each field travelled.
+ */
+const base = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+  const owed: OwedCount = { count: undefined }
+  // tRPC's types take a new context or a new raw input per `next`; its chain takes both at once.
+  const downstream = {
+    ctx: { owed },
+    getRawInput: async () => {
+      const input = await getRawInput().catch((error: unknown) => {
+        // tRPC wraps its JSON.parse failure in a 400 that repeats the parser's words.
+        const syntax = error instanceof TRPCError ? error.cause : error
+        throw syntax instanceof SyntaxError ? malformedJson(ctx.rawInput?.(), syntax) : error
+      })
+      const issues = nulCharacterIssues(input, meta)
+      if (issues.length === 0) return input
+      throw validationError(issues)
+    }
+  }
+  const result = await next(downstream)
+  if (owed.count !== undefined) await runProgram({ ...ctx, owed }, Effect.void)
+  if (!result.ok && result.error.code === "BAD_REQUEST" && result.error.cause instanceof ZodError) {
+    const input = await getRawInput().catch(() => undefined)
+    throw validationError(validationIssues(result.error.cause, meta, input))
+  }
+  return result
+})
 
 /**
  * Counts a public call against its client address's budget (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
