@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import pg from "pg"
 import { startEmbedded } from "./embedded.js"
 import { migrate } from "./migrate.js"
@@ -46,22 +46,19 @@ const withoutJit = (url: string) => {
 }
 
 /**
- * The embedded database's pool: one connection, all PGlite serves. Its queries are never
- * cancelled: sql-pg cancels an interrupted query (a client that hung up) by sending
- * `pg_cancel_backend` through the pool, which on the one busy connection waits 5 s for the very
- * query it cancels while every other request queues behind it. Without the backend's process id
- * it skips that; the statement runs to its end and an unfinished transaction rolls back.
+ * A pool whose interrupted statements are never cancelled. @effect/sql-pg cancels a statement
+ * whose request was interrupted (its client hung up) with `SELECT pg_cancel_backend(<pid>)` sent
+ * through this same pool, waiting up to 5 s for a connection. When every connection is taken by
+ * requests queued behind the interrupted transaction's row locks, none comes: the transaction sits
+ * idle for those 5 s, holding its locks, and every request behind it waits (the bench's redemptions
+ * stalled this way at the end of each pass). The abandoned cancel then stays queued in the pool and
+ * later cancels whatever that backend runs by then, another request's statement; behind a pooler
+ * the pid is not even a backend's. Without the backend's process id sql-pg skips all that: the
+ * statement runs to its end and an unfinished transaction rolls back (docs/decisions.md, "Hung-up
+ * requests and query cancellation").
  */
-const embeddedPool = (host: string, port: number) => {
-  const pool = new pg.Pool({
-    host,
-    port,
-    user: "postgres",
-    database: "postgres",
-    max: 1,
-    application_name: "fidelis",
-    types
-  })
+const uncancellingPool = (config: pg.PoolConfig) => {
+  const pool = new pg.Pool({ application_name: "fidelis", types, ...config })
   pool.on("connect", (client) => {
     Object.assign(client, { processID: undefined })
   })
@@ -70,25 +67,28 @@ const embeddedPool = (host: string, port: number) => {
   return pool
 }
 
-const clientLayer = (config: DatabaseConfig) =>
-  config.url !== undefined
-    ? PgClient.layer({
-        url: Redacted.make(config.pooled ? config.url : withoutJit(config.url)),
-        maxConnections: config.maxConnections ?? 10,
-        // An unreachable server (or a pool saturated that long) answers 503 in seconds instead of
-        // holding the request for the operating system's connect timeout, minutes.
-        connectTimeout: Duration.seconds(5),
-        applicationName: "fidelis",
-        types
-      })
-    : Layer.unwrapScoped(
-        Effect.map(startEmbedded(config.dataDir), ({ host, port }) =>
-          PgClient.layerFromPool({
-            acquire: Effect.acquireRelease(
-              Effect.sync(() => embeddedPool(host, port)),
-              (pool) => Effect.promise(() => pool.end())
-            )
+const poolLayer = (open: Effect.Effect<pg.Pool>) =>
+  PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(open, (pool) => Effect.promise(() => pool.end()))
+  })
+
+const clientLayer = ({ url, pooled, maxConnections, dataDir }: DatabaseConfig) =>
+  url !== undefined
+    ? poolLayer(
+        Effect.sync(() =>
+          uncancellingPool({
+            connectionString: pooled ? url : withoutJit(url),
+            max: maxConnections ?? 10,
+            // An unreachable server (or a pool saturated that long) answers 503 in seconds instead of
+            // holding the request for the operating system's connect timeout, minutes.
+            connectionTimeoutMillis: 5_000
           })
+        )
+      )
+    : Layer.unwrapScoped(
+        Effect.map(startEmbedded(dataDir), ({ host, port }) =>
+          // The embedded database's pool: one connection, all PGlite serves.
+          poolLayer(Effect.sync(() => uncancellingPool({ host, port, user: "postgres", database: "postgres", max: 1 })))
         )
       )
 
