@@ -1,12 +1,12 @@
 import {
   admitFor,
-  catalogueOf,
   DEFAULT_MAX_BODY_BYTES,
   malformedJson,
   problemOf,
   readBody,
   requestContextFromHeaders,
   settleAdmission,
+  unsupportedMediaTypeMessage,
   validationError,
   type CoreRuntime,
   type Problem,
@@ -14,10 +14,9 @@ import {
   type RequestContext,
   type ResponseKind
 } from "@fidelis/core"
-import { TRPCError, type AnyRouter } from "@trpc/server"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { callTRPCProcedure, getTRPCErrorFromUnknown, TRPCError, type AnyRouter } from "@trpc/server"
 import { FastResponse } from "srvx"
-import { createOpenApiNodeHttpHandler, createProcedureCache, normalizePath, type OpenApiMethod } from "trpc-to-openapi"
+import { createRouteTable, type Route } from "./route-table.js"
 import { createRouteIndex, type RouteIndex } from "./routes.js"
 
 export interface RestHandlerOptions {
@@ -46,38 +45,28 @@ export interface RestRequestInit {
 const JSON_TYPE = "application/json"
 const FORM_TYPE = "application/x-www-form-urlencoded"
 
-/** What one request leaves behind for the response: its context and the error it ended with. */
-interface Exchange {
-  readonly ctx: RequestContext
-  failure?: TRPCError
-}
-
-/** Procedures' metadata by REST route; the library matches the same table again when it runs. */
-type RouteOf = (method: string, path: string) => ProcedureMeta | undefined
-
-interface LibraryOptions {
-  readonly endpoint: string
-  readonly routeOf: RouteOf
-  readonly routes: RouteIndex
-  readonly maxBodyBytes: number
-}
-
 const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
 
 /**
- * trpc-to-openapi spreads the body into the procedure's input, so an array would arrive as one
- * unknown key per element (a 5 MB array made 100,000 validation items). Anything but an object is
- * refused as the single item it is.
+ * The body is spread into the procedure's input (as trpc-to-openapi does), so an array would
+ * arrive as one unknown key per element (a 5 MB array made 100,000 validation items). Anything but
+ * an object is refused as the single item it is.
  */
 const NOT_AN_OBJECT = { loc: ["body"], msg: "Input should be a JSON object", type: "object_type" }
 
+const unsupportedMediaType = (type: string | null) =>
+  new TRPCError({ code: "UNSUPPORTED_MEDIA_TYPE", message: unsupportedMediaTypeMessage(type) })
+
 /**
  * Parses the body of a write. A write with no body at all (`curl -X POST …/claim`) means "no
- * fields", not a wrong media type: it travels as `{}`; any other body without a content type is
- * left to the library's 415.
+ * fields", not a wrong media type: it travels as `{}`; any other body without a content type is a
+ * 415.
  */
-const parseBody = (text: string, type: string | null): { value: object; impliedJson: boolean } => {
-  if (type === null) return { value: {}, impliedJson: text.trim() === "" }
+const parseBody = (text: string, type: string | null): object => {
+  if (type === null) {
+    if (text.trim() === "") return {}
+    throw unsupportedMediaType(type)
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -85,7 +74,8 @@ const parseBody = (text: string, type: string | null): { value: object; impliedJ
     throw malformedJson(text, cause)
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw validationError([NOT_AN_OBJECT])
-  return { value, impliedJson: false }
+  if (!type.startsWith(JSON_TYPE)) throw unsupportedMediaType(type)
+  return value
 }
 
 /**
@@ -102,66 +92,38 @@ const formOf = (text: string): object => {
 }
 
 /**
- * The query string as the library reads it from `req.query` (each name to its values). Its own
- * parser collects them in a `{}` and threw on names an object inherits (`?constructor=1`,
- * `?__proto__=1`: a 500); a null-prototype object has none.
+ * The query string as input fields: each name to its value, or its values when repeated, with a
+ * list field's single value made a list of one. Null-prototype, so names an object inherits
+ * (`?constructor=1`) are plain fields; `__proto__` is dropped, as trpc-to-openapi's own parser
+ * dropped it.
  */
-const queryOf = (url: URL): Record<string, Array<string>> => {
-  const query: Record<string, Array<string>> = Object.create(null)
+const queryOf = (url: URL, route: Route): Record<string, unknown> => {
+  const query: Record<string, string | Array<string>> = Object.create(null)
   url.searchParams.forEach((value, name) => {
-    query[name] = [...(query[name] ?? []), value]
+    if (name === "__proto__") return
+    const previous = query[name]
+    query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
   })
+  for (const field of route.listFields) {
+    const value = query[field]
+    if (value !== undefined && !Array.isArray(value)) query[field] = [value]
+  }
   return query
 }
 
 /**
- * The request as trpc-to-openapi's node handler reads it: a `Request` (so it takes the web paths
- * for content type and abort signal) whose URL is relative to the base path and whose `body` is
- * the parsed JSON, as its own fetch adapter presents it. A body is read only for a known route,
- * with a JSON (or no) content type, and, unless the procedure is public, once the key is admitted:
- * a stranger's body is never read. Refusals are thrown as TRPCErrors.
+ * The fields of a write's body. It is read only with a JSON (or no) content type, or a form where
+ * the route declares one, and, unless the procedure is public, once the key is admitted: a
+ * stranger's body is never read.
  */
-const libraryRequest = async (
-  req: Request,
-  ctx: RequestContext,
-  { endpoint, routeOf, routes, maxBodyBytes }: LibraryOptions
-): Promise<Request> => {
-  const url = req.url.replace(endpoint, "")
-  // A path no route of this method takes: 405 naming the methods it has, or 404 naming the nearest
-  // route. (The library would answer 404 to both; HEAD it answers itself, as a warm-up.)
-  const meta = req.method === "HEAD" ? undefined : routeOf(req.method, new URL(url).pathname)
-  if (req.method !== "HEAD" && meta === undefined) throw routes.refusalOf(req.method, new URL(req.url).pathname)
-  let query: Record<string, Array<string>> | undefined
-  const withUrl = () =>
-    new Proxy(req, {
-      get: (target, prop) =>
-        prop === "url"
-          ? url
-          : prop === "query"
-            ? (query ??= queryOf(new URL(req.url)))
-            : Reflect.get(target, prop, target)
-    })
+const bodyOf = async (req: Request, ctx: RequestContext, meta: ProcedureMeta, maxBodyBytes: number) => {
   const type = req.headers.get("content-type")
   const isForm = type?.startsWith(FORM_TYPE) ?? false
-  // The library answers these itself (415) without looking at the body.
-  if (meta === undefined || BODYLESS.has(req.method) || (type !== null && !type.includes(JSON_TYPE) && !isForm))
-    return withUrl()
-  // A form is read only where the route declares it; elsewhere the library answers 415.
-  if (isForm && !(meta.openapi?.contentTypes ?? []).includes(FORM_TYPE)) return withUrl()
+  if (isForm ? !(meta.openapi?.contentTypes ?? []).includes(FORM_TYPE) : type !== null && !type.includes(JSON_TYPE))
+    throw unsupportedMediaType(type)
   await admitFor(ctx, meta.scope)
-
   const text = await readBody(req, maxBodyBytes)
-  const { value, impliedJson } = isForm ? { value: formOf(text), impliedJson: true } : parseBody(text, type)
-  const headers = impliedJson ? new Headers(req.headers) : req.headers
-  if (impliedJson) headers.set("content-type", JSON_TYPE)
-  return new Proxy(req, {
-    get: (target, prop) => {
-      if (prop === "url") return url
-      if (prop === "headers") return headers
-      if (prop === "body") return value
-      return Reflect.get(target, prop, target)
-    }
-  })
+  return isForm ? formOf(text) : parseBody(text, type)
 }
 
 /** Headers of every answer that is a page, a redirect or a file: never cached, never framed or sniffed. */
@@ -195,10 +157,13 @@ const asResponse = (kind: ResponseKind, body: string | undefined, headers: Heade
 }
 
 /**
- * Serves a router's OpenAPI routes with web-standard Request/Response. The library's node handler
- * is built once per router (it compiles a regular expression per route; its fetch adapter rebuilds
- * that table on every request). Its error body is replaced by core's problem mapping, and the
- * context's response headers (rate limit, replay marker) go on every response, errors included.
+ * Serves a router's OpenAPI routes with web-standard Request/Response: each request's route is
+ * matched once, its input assembled from the path, the query or the body, and its procedure called
+ * through tRPC, with the context the procedures read. trpc-to-openapi describes the routes (the
+ * OpenAPI document); its request handler, which matched each request again, wrapped it and called
+ * through a caller proxy, is not used (docs/decisions.md, "REST calls without trpc-to-openapi's
+ * handler"). A failure becomes core's problem, and the context's response headers (rate limit,
+ * replay marker) go on every response, errors included.
  */
 export const createRestHandler = ({
   runtime,
@@ -207,43 +172,37 @@ export const createRestHandler = ({
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
   routes = createRouteIndex([{ base: endpoint, router }])
 }: RestHandlerOptions) => {
-  const successStatus = new Map<string, number>()
-  for (const { path, meta } of catalogueOf(router))
-    if (meta.successStatus !== undefined) successStatus.set(path, meta.successStatus)
+  const routeOf = createRouteTable(router)
 
-  const procedureAt = createProcedureCache(router)
-  const routeOf: RouteOf = (method, path) =>
-    procedureAt(method as OpenApiMethod, normalizePath(path))?.procedure?.procedure._def.meta as
-      ProcedureMeta | undefined
-
-  const exchanges = new WeakMap<object, Exchange>()
-  const exchangeOf = (req: unknown) => exchanges.get(req as object)!
-  const handle = createOpenApiNodeHttpHandler<AnyRouter, IncomingMessage, ServerResponse>({
-    router,
-    createContext: ({ req }) => exchangeOf(req).ctx,
-    responseMeta: ({ paths, errors }) =>
-      errors.length === 0 && paths?.[0] !== undefined ? { status: successStatus.get(paths[0]) ?? 200 } : {},
-    onError: ({ error, req }) => {
-      exchangeOf(req).failure = error
-    }
-  })
-
-  /** Runs the library's handler against a minimal response that collects status and body. */
-  const dispatch = (req: Request) =>
-    new Promise<{ status: number; body: string | undefined }>((resolve, reject) => {
-      let status = 200
-      const res = {
-        setHeader: () => undefined,
-        get statusCode() {
-          return status
-        },
-        set statusCode(code: number) {
-          status = code
-        },
-        end: (body?: string) => resolve({ status, body })
-      }
-      handle(req as unknown as IncomingMessage, res as unknown as ServerResponse).catch(reject)
+  /** The call's answer; a refusal is thrown as a TRPCError. */
+  const answer = async (req: Request, ctx: RequestContext): Promise<Response> => {
+    const headers = ctx.resHeaders
+    // Answered with no body, as trpc-to-openapi answered it (its warm-up request).
+    if (req.method === "HEAD") return new FastResponse(null, { status: 204, headers })
+    const url = new URL(req.url)
+    const match = routeOf(req.method, url.pathname.slice(endpoint.length))
+    // A path no route of this method takes: 405 naming the methods it has, or 404 naming the nearest route.
+    if (match === undefined) throw routes.refusalOf(req.method, url.pathname)
+    const { route, pathInput } = match
+    const fields = BODYLESS.has(req.method) ? queryOf(url, route) : await bodyOf(req, ctx, route.meta, maxBodyBytes)
+    const input = route.takesNoInput ? undefined : { ...fields, ...pathInput }
+    const output = await callTRPCProcedure({
+      router,
+      path: route.path,
+      type: route.type,
+      ctx,
+      getRawInput: async () => input,
+      signal: undefined,
+      batchIndex: 0
+    }).catch((cause: unknown) => {
+      throw getTRPCErrorFromUnknown(cause)
     })
+    const body = JSON.stringify(output)
+    const kind = route.meta.response
+    return kind === undefined
+      ? new FastResponse(body, { status: route.status, headers })
+      : asResponse(kind, body, headers)
+  }
 
   return async (incoming: Request, init: RestRequestInit): Promise<Response> => {
     const ctx = requestContextFromHeaders(runtime, incoming.headers, {
@@ -251,30 +210,23 @@ export const createRestHandler = ({
       signal: incoming.signal,
       peerAddress: init.peerAddress
     })
-    const exchange: Exchange = { ctx }
-    const headers = ctx.resHeaders
-    headers.set("content-type", JSON_TYPE)
+    ctx.resHeaders.set("content-type", JSON_TYPE)
+    let failure: TRPCError
     try {
-      const req = await libraryRequest(incoming, ctx, { endpoint, routeOf, routes, maxBodyBytes })
-      exchanges.set(req, exchange)
-      const { status, body } = await dispatch(req)
-      if (exchange.failure === undefined) {
-        const kind = routeOf(incoming.method, new URL(req.url).pathname)?.response
-        return kind === undefined ? new FastResponse(body, { status, headers }) : asResponse(kind, body, headers)
-      }
+      return await answer(incoming, ctx)
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
-      exchange.failure = error
+      failure = error
     }
     // A key admitted without its count (`admitFor`) and refused before its call still counts once.
     await settleAdmission(ctx).catch((error: unknown) => {
       if (!(error instanceof TRPCError)) throw error
-      exchange.failure = error
+      failure = error
     })
 
-    const problem = problemOf(exchange.failure, init.requestId)
-    if (problem.status >= 500) init.onInternalError?.(exchange.failure)
-    return problemResponse(problem, headers)
+    const problem = problemOf(failure, init.requestId)
+    if (problem.status >= 500) init.onInternalError?.(failure)
+    return problemResponse(problem, ctx.resHeaders)
   }
 }
 
