@@ -12,7 +12,8 @@ const someoneWaitsOnALock = async (url: string) => {
   try {
     for (;;) {
       const { rows } = await client.query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        "SELECT count(*)::int AS n FROM pg_stat_activity " +
+          "WHERE datname = current_database() AND wait_event_type = 'Lock'"
       )
       if (rows[0].n > 0) return
       await new Promise((resolve) => setTimeout(resolve, 20))
@@ -25,7 +26,7 @@ const someoneWaitsOnALock = async (url: string) => {
 // The hang needs a saturated pool of several server connections, each waiting on the row lock of
 // an interrupted transaction: a real server's concern (the embedded pool has one connection).
 describe.runIf(realServerUrl() !== undefined)("a request that hung up inside a transaction", () => {
-  it("releases its row locks when its statement ends; the requests queued behind it do not wait for a cancel", async () => {
+  it("releases its row locks when its statement ends: the requests queued behind wait for no cancel", async () => {
     const database = await createRealDatabase(realServerUrl()!)
     try {
       const program = Effect.gen(function* () {
