@@ -205,12 +205,24 @@ export const MAX_VALIDATION_ITEMS = 20
  * procedure's own metadata, so every validation `loc` is rooted where the caller put the field.
  */
 export const rootOfField = (meta: ProcedureMeta | undefined) => {
-  const openapi = meta?.openapi
-  const pathParams = openapi ? pathParamsOf(openapi.path) : new Set<string>()
-  const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
-  return (field: PropertyKey | undefined) =>
-    typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body"
+  if (meta === undefined) return rootInBody
+  let root = roots.get(meta)
+  if (root === undefined) {
+    const openapi = meta.openapi
+    const pathParams = openapi ? pathParamsOf(openapi.path) : new Set<string>()
+    const inQuery = openapi ? openapi.method === "GET" || openapi.method === "DELETE" : false
+    root = (field) => (typeof field === "string" && pathParams.has(field) ? "path" : inQuery ? "query" : "body")
+    roots.set(meta, root)
+  }
+  return root
 }
+
+type FieldRoot = (field: PropertyKey | undefined) => "path" | "query" | "body"
+
+const rootInBody: FieldRoot = () => "body"
+
+/** By procedure: every call's input is walked for NUL characters (`nulCharacterIssues`), each with its root. */
+const roots = new WeakMap<ProcedureMeta, FieldRoot>()
 
 /**
  * Turns a zod input failure into the spec's validation items. Past MAX_VALIDATION_ITEMS, a last
