@@ -30,7 +30,7 @@ const router = t.router({
 describe("the REST route table", () => {
   const routeOf = createRouteTable(router)
 
-  it("takes the first route declared whose template matches, case-insensitively, with its parameters as written", () => {
+  it("takes the first route declared that matches, case-insensitively, with its parameters as written", () => {
     expect(routeOf("GET", "/things/special")?.route.path).toBe("thing")
     expect(routeOf("GET", "/THINGS/a%20b/")).toMatchObject({
       route: { path: "thing" },
