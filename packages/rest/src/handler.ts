@@ -14,7 +14,7 @@ import {
   type RequestContext,
   type ResponseKind
 } from "@fidelis/core"
-import { callTRPCProcedure, getTRPCErrorFromUnknown, TRPCError, type AnyRouter } from "@trpc/server"
+import { callTRPCProcedure, TRPCError, type AnyRouter } from "@trpc/server"
 import { FastResponse } from "srvx"
 import { createRouteTable, type Route } from "./route-table.js"
 import { createRouteIndex, type RouteIndex } from "./routes.js"
@@ -79,31 +79,26 @@ const parseBody = (text: string, type: string | null): object => {
 }
 
 /**
- * A form-encoded body (RFC 8058 one-click unsubscribe) as the object a JSON body would be: each
- * name to its value, or its values when repeated. Null-prototype, like the query below.
+ * Name-value pairs (a query string, or a form-encoded body for RFC 8058 one-click unsubscribe) as
+ * the object a JSON body would be: each name to its value, or its values when repeated.
+ * Null-prototype, so names an object inherits (`?constructor=1`) are plain fields.
  */
-const formOf = (text: string): object => {
-  const form: Record<string, string | Array<string>> = Object.create(null)
-  new URLSearchParams(text).forEach((value, name) => {
-    const previous = form[name]
-    form[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
+const fieldsOf = (params: URLSearchParams): Record<string, string | Array<string>> => {
+  const fields: Record<string, string | Array<string>> = Object.create(null)
+  params.forEach((value, name) => {
+    const previous = fields[name]
+    fields[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
   })
-  return form
+  return fields
 }
 
 /**
- * The query string as input fields: each name to its value, or its values when repeated, with a
- * list field's single value made a list of one. Null-prototype, so names an object inherits
- * (`?constructor=1`) are plain fields; `__proto__` is dropped, as trpc-to-openapi's own parser
- * dropped it.
+ * The query string as input fields (`fieldsOf`), with a list field's single value made a list of
+ * one; `__proto__` is dropped, as trpc-to-openapi's own parser dropped it.
  */
 const queryOf = (url: URL, route: Route): Record<string, unknown> => {
-  const query: Record<string, string | Array<string>> = Object.create(null)
-  url.searchParams.forEach((value, name) => {
-    if (name === "__proto__") return
-    const previous = query[name]
-    query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value]
-  })
+  const query = fieldsOf(url.searchParams)
+  delete query["__proto__"]
   for (const field of route.listFields) {
     const value = query[field]
     if (value !== undefined && !Array.isArray(value)) query[field] = [value]
@@ -123,7 +118,7 @@ const bodyOf = async (req: Request, ctx: RequestContext, meta: ProcedureMeta, ma
     throw unsupportedMediaType(type)
   await admitFor(ctx, meta.scope)
   const text = await readBody(req, maxBodyBytes)
-  return isForm ? formOf(text) : parseBody(text, type)
+  return isForm ? fieldsOf(new URLSearchParams(text)) : parseBody(text, type)
 }
 
 /** Headers of every answer that is a page, a redirect or a file: never cached, never framed or sniffed. */
@@ -194,8 +189,6 @@ export const createRestHandler = ({
       getRawInput: async () => input,
       signal: undefined,
       batchIndex: 0
-    }).catch((cause: unknown) => {
-      throw getTRPCErrorFromUnknown(cause)
     })
     const body = JSON.stringify(output)
     const kind = route.meta.response

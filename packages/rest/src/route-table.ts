@@ -49,21 +49,21 @@ export const createRouteTable = (router: AnyRouter) => {
   const byMethod = new Map<string, Array<readonly [RegExp, Route]>>()
   forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
     if (type === "subscription") return
-    const { openapi } = meta
+    const procedureMeta = meta as ProcedureMeta
     const input = unwrapZodType(getInputOutputParsers(procedure).inputParser, true)
     const isObject = instanceofZodTypeObject(input)
     if (isObject && zodSupportsCoerce) coerceSchema(input)
     const route: Route = {
       path,
       type,
-      meta: meta as ProcedureMeta,
-      status: (meta as ProcedureMeta).successStatus ?? 200,
+      meta: procedureMeta,
+      status: procedureMeta.successStatus ?? 200,
       takesNoInput: instanceofZodTypeLikeVoid(input),
       listFields: isObject ? Object.keys(input.shape).filter((key) => isList(input.shape[key] as ZodType)) : []
     }
-    const routes = byMethod.get(openapi.method) ?? []
-    routes.push([getPathRegExp(normalizePath(openapi.path)), route])
-    byMethod.set(openapi.method, routes)
+    const routes = byMethod.get(meta.openapi.method) ?? []
+    routes.push([getPathRegExp(normalizePath(meta.openapi.path)), route])
+    byMethod.set(meta.openapi.method, routes)
   })
 
   /** The route a request takes, by its method and its path after the API's base. */
