@@ -1,11 +1,12 @@
 import { once } from "node:events"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
-import { createServer, type AddressInfo } from "node:net"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { fidelis, json, type Outcome } from "../packages/cli/test/bin.js"
+import { freePort } from "./support/cluster.js"
 import { createTenant, useServer } from "./support/index.js"
 
 const server = useServer()
@@ -74,15 +75,24 @@ describe("fidelis against a server (--url)", () => {
 
   it("says the server cannot be reached with exit 7", async () => {
     // A port that was free a moment ago: nothing listens there.
-    const probe = createServer().listen(0, "127.0.0.1")
-    await once(probe, "listening")
-    const { port } = probe.address() as AddressInfo
-    await new Promise((resolve) => probe.close(resolve))
+    const port = await freePort()
 
     const url = `http://127.0.0.1:${port}`
     const unreachable = await fidelis(["--url", url, "--api-key", "fid_x", "clients", "list"])
     expect(unreachable.code).toBe(7)
     expect(unreachable.stderr).toBe(`error: cannot reach ${url}/trpc: connect ECONNREFUSED 127.0.0.1:${port}\n`)
+  })
+})
+
+describe("fidelis in local mode", () => {
+  it("says why the database cannot be opened with exit 7", async () => {
+    const port = await freePort()
+
+    const down = await fidelis(["empresas", "get", "x"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test` })
+    expect(down.code).toBe(7)
+    expect(down.stderr).toBe(
+      `error: cannot open the database: Failed to acquire connection: connect ECONNREFUSED 127.0.0.1:${port}\n`
+    )
   })
 })
 

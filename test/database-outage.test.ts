@@ -1,6 +1,6 @@
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresBinaries, startPrivateCluster, type PrivateCluster } from "./support/cluster.js"
+import { freePort, postgresBinaries, startPrivateCluster, type PrivateCluster } from "./support/cluster.js"
 import {
   call,
   createClient,
@@ -47,6 +47,21 @@ const listenersOn = (url: string) => async () => {
 
 const keyIdOf = async (server: TestServer, empresaId: string): Promise<string> =>
   (await call(server, `/api/v1/internal/empresas/${empresaId}/api-keys`, { key: server.adminKey })).body[0].id
+
+describe("a database out of reach when the server starts", () => {
+  it("logs why in the driver's words and exits 1", async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const port = await freePort()
+
+    const start = startServer({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/test` })
+    await expect(start).rejects.toThrow(
+      new RegExp(
+        `exited with 1 before listening:[\\s\\S]*"could not open the database","error":` +
+          `"Failed to acquire connection: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}"`
+      )
+    )
+  })
+})
 
 describe.skipIf(bin === undefined)(
   "a database that restarts or goes away (needs PostgreSQL server binaries in /usr/lib/postgresql)",

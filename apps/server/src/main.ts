@@ -2,7 +2,7 @@
 process.env.NODE_ENV ??= "production"
 
 import { log, mailTarget, makeRuntime, publicUrlOf, seedDemoIfEmpty, startWorkers } from "@fidelis/core"
-import { announceServer } from "@fidelis/db"
+import { announceServer, openFailureReason } from "@fidelis/db"
 import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { toNodeHandler } from "srvx/node"
@@ -23,7 +23,7 @@ const fail = async (message: string, error: unknown) => {
 try {
   await runtime.runtime()
 } catch (error) {
-  await fail("could not open the database", error)
+  await fail("could not open the database", openFailureReason(error))
 }
 
 const seeding = performance.now()

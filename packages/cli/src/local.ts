@@ -7,28 +7,25 @@ import {
   problemOf,
   procedureAt
 } from "@fidelis/core"
-import { EmbeddedDatabaseBusy } from "@fidelis/db"
+import { EmbeddedDatabaseBusy, openFailureOf, openFailureReason } from "@fidelis/db"
 import { TRPCError } from "@trpc/server"
-import { Cause, LogLevel, Option, Runtime } from "effect"
+import { LogLevel } from "effect"
 import { CommandFailed, ExitCode, exitCodeOf, problemLine } from "./exit-codes.js"
 import type { Transport } from "./transport.js"
 
 /**
  * Opening the runtime builds the database layer; its typed failure (the embedded database held by
- * another process) arrives wrapped in a FiberFailure, so look for it in the Cause.
+ * another process) is told apart from an unreachable server.
  */
 const openFailure = (error: unknown): CommandFailed => {
-  const failure = Runtime.isFiberFailure(error)
-    ? Cause.failureOption(error[Runtime.FiberFailureCauseId])
-    : Option.none()
-  if (Option.isSome(failure) && failure.value instanceof EmbeddedDatabaseBusy) {
+  const failure = openFailureOf(error)
+  if (failure instanceof EmbeddedDatabaseBusy) {
     // A server holds it: the command needs --url, which retrying will not change. Another
     // process (a CLI command) lets go soon: unavailable for now.
-    const exit = failure.value.url === undefined ? ExitCode.Unavailable : ExitCode.Usage
-    return new CommandFailed(failure.value.message, exit)
+    const exit = failure.url === undefined ? ExitCode.Unavailable : ExitCode.Usage
+    return new CommandFailed(failure.message, exit)
   }
-  const reason = Option.isSome(failure) && failure.value instanceof Error ? failure.value.message : String(error)
-  return new CommandFailed(`cannot open the database: ${reason}`, ExitCode.Unavailable)
+  return new CommandFailed(`cannot open the database: ${openFailureReason(error)}`, ExitCode.Unavailable)
 }
 
 const callFailure = (error: unknown, requestId: string): CommandFailed => {

@@ -1,5 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Cause, Effect, Option, Runtime } from "effect"
 
 /** Postgres SQLSTATE codes the domain turns into refusals; everything else stays a defect. */
 const UNIQUE_VIOLATION = "23505"
@@ -48,6 +48,29 @@ const isConnectionFailure = (cause: unknown, depth = 0): boolean => {
 /** A statement that failed because the database is unreachable; retrying later may succeed. */
 export const isUnavailable = (error: unknown): error is SqlError =>
   error instanceof SqlError && isConnectionFailure(error.cause)
+
+/**
+ * The failure a database layer's opening was refused with: it reaches a caller of the runtime as a
+ * FiberFailure around the Cause. Undefined when the opening died rather than failed.
+ */
+export const openFailureOf = (error: unknown): unknown =>
+  Runtime.isFiberFailure(error) ? Option.getOrUndefined(Cause.failureOption(error[Runtime.FiberFailureCauseId])) : error
+
+/**
+ * Why the database could not be opened, in the driver's words: the pool's "Failed to acquire
+ * connection" alone says nothing; its causes say "connect ECONNREFUSED 127.0.0.1:5432" or
+ * 'database "x" does not exist'.
+ */
+export const openFailureReason = (error: unknown): string => {
+  const messages: Array<string> = []
+  for (let cause = openFailureOf(error) ?? error, depth = 0; depth < 4; depth++) {
+    const message = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : undefined
+    if (message !== undefined && message !== "" && !messages.includes(message)) messages.push(message)
+    if (typeof cause !== "object" || cause === null || !("cause" in cause)) break
+    cause = cause.cause
+  }
+  return messages.length === 0 ? String(error) : messages.join(": ")
+}
 
 /** The name of the constraint a violation hit, to tell which rule said no. */
 export const constraintOf = (error: SqlError): string => pgFields(error).constraint ?? ""

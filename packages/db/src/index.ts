@@ -8,6 +8,8 @@ export {
   isUnavailable,
   isUniqueViolation,
   onUniqueViolation,
+  openFailureOf,
+  openFailureReason,
   sqlErrorsAsDefects
 } from "./errors.js"
 export { listen, LISTENER_APPLICATION, type Subscriber } from "./listen.js"

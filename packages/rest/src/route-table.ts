@@ -34,6 +34,12 @@ export interface RouteMatch {
   readonly pathInput: Readonly<Record<string, string>>
 }
 
+/**
+ * A path template's pattern, matched as trpc-to-openapi matches a route: each parameter one segment,
+ * case-insensitively. Its dots are literal, so `/qr/{code}.svg` does not take `/qr/abcXsvg`.
+ */
+export const pathPattern = (template: string) => getPathRegExp(normalizePath(template).replaceAll(".", "\\."))
+
 const isList = (schema: ZodType) =>
   schema instanceof ZodArray || (instanceofZodTypeOptional(schema) && schema.unwrap() instanceof ZodArray)
 
@@ -62,7 +68,7 @@ export const createRouteTable = (router: AnyRouter) => {
       listFields: isObject ? Object.keys(input.shape).filter((key) => isList(input.shape[key] as ZodType)) : []
     }
     const routes = byMethod.get(meta.openapi.method) ?? []
-    routes.push([getPathRegExp(normalizePath(meta.openapi.path)), route])
+    routes.push([pathPattern(meta.openapi.path), route])
     byMethod.set(meta.openapi.method, routes)
   })
 

@@ -1,6 +1,7 @@
 import { catalogueOf, editDistance, requestRefusal } from "@fidelis/core"
 import type { AnyRouter, TRPCError } from "@trpc/server"
 import { normalizePath } from "trpc-to-openapi"
+import { pathPattern } from "./route-table.js"
 
 /** A REST base path and the router whose OpenAPI routes it serves. */
 export interface RestApi {
@@ -25,16 +26,12 @@ const isParameter = (segment: string) => segment.startsWith("{") && segment.ends
 
 const segmentsOf = (path: string) => normalizePath(path).split("/").slice(1)
 
-/** Matched as trpc-to-openapi matches a route: each parameter one segment, case-insensitive. */
-const patternOf = (template: string) =>
-  new RegExp(`^${template.replace(/\{(.+?)\}/g, "[^/]+").replace(/[.]/g, "\\.")}$`, "i")
-
 const routeOf = (method: string, base: string, path: string): Route => ({
   method,
   base,
   template: `${base}${path}`,
   segments: segmentsOf(path),
-  pattern: patternOf(`${base}${path}`)
+  pattern: pathPattern(`${base}${path}`)
 })
 
 /**

@@ -21,6 +21,10 @@ const router = t.router({
     .meta({ openapi: { method: "GET", path: "/things" } })
     .input(Search)
     .query(() => []),
+  badge: t.procedure
+    .meta({ openapi: { method: "GET", path: "/badges/{code}.svg" } })
+    .input(z.object({ code: z.string() }))
+    .query(() => "<svg/>"),
   ping: t.procedure
     .meta({ openapi: { method: "POST", path: "/ping" } })
     .input(z.void())
@@ -39,6 +43,11 @@ describe("the REST route table", () => {
     expect(routeOf("GET", "/things")?.route.path).toBe("search")
     expect(routeOf("POST", "/things")).toBeUndefined()
     expect(routeOf("GET", "/things/a/b")).toBeUndefined()
+  })
+
+  it("reads a dot in a template as a dot, not as any character", () => {
+    expect(routeOf("GET", "/badges/AB12.svg")).toMatchObject({ route: { path: "badge" }, pathInput: { code: "AB12" } })
+    expect(routeOf("GET", "/badges/AB12xsvg")).toBeUndefined()
   })
 
   it("knows once which fields are lists and which procedures take no input, and makes query fields coerce", () => {
