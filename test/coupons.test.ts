@@ -157,7 +157,8 @@ describe("generate_coupon", () => {
     expect(poor.body.detail).toEqual({ code: "INSUFFICIENT_POINTS", message: expect.stringMatching(/100 points/) })
 
     const expensive = await createProduct(server, tenant, { points_cost: 150, stock: 5 })
-    const short = await generate(tenant, { client_id: client.id, product_id: expensive.id })
+    // Keyed: the coupon row and the unit of stock it took are undone with the refusal, which the key does not keep.
+    const short = await generate(tenant, { client_id: client.id, product_id: expensive.id }, "short-1")
     expect(short.status).toBe(409)
     expect(short.body.detail.code).toBe("INSUFFICIENT_POINTS")
     expect(await stockOf(tenant, expensive.id)).toBe(5)
@@ -175,6 +176,14 @@ describe("generate_coupon", () => {
     expect(await balanceOf(server, tenant, client.id)).toBe(100)
     expect((await list(tenant)).body.total).toBe(0)
     expect((await timelineOf(server, tenant, client.id)).data.map((e) => e.type)).toEqual(["purchase"])
+
+    // With the points, the same key runs the request afresh: the refusal was not recorded under it.
+    await creditPoints(server, tenant, client.id, 50)
+    const retried = await generate(tenant, { client_id: client.id, product_id: expensive.id }, "short-1")
+    expect(retried.status).toBe(201)
+    expect(retried.headers.get("idempotent-replayed")).toBeNull()
+    expect(await stockOf(tenant, expensive.id)).toBe(4)
+    expect(await balanceOf(server, tenant, client.id)).toBe(0)
   })
 
   it("refuses points worth less than one centavo with 422", async () => {

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { inTransaction } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import type { z } from "zod"
 import { ApiKeys } from "./auth/service.js"
@@ -401,7 +402,7 @@ const seed = Effect.gen(function* () {
  */
 export const seedDemoIfEmpty = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(
+  return yield* inTransaction(sql)(
     Effect.gen(function* () {
       const [existing] = yield* sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM empresas) AS any`
       return existing?.any ? undefined : yield* seed

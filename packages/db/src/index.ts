@@ -14,3 +14,4 @@ export {
 } from "./errors.js"
 export { listen, LISTENER_APPLICATION, type Subscriber } from "./listen.js"
 export { jsonb } from "./jsonb.js"
+export { inTransaction } from "./transaction.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { Config } from "../config.js"
@@ -102,7 +102,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      */
     const register = traced("Accounts.register")(function* (input: RegisterInput) {
       const passwordHash = yield* hashPassword(input.password, config.passwordCost)
-      return yield* sql.withTransaction(
+      return yield* inTransaction(sql)(
         Effect.gen(function* () {
           if (input.referral_code !== undefined) {
             const [referrer] = yield* sql<{ self: boolean }>`
@@ -158,7 +158,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       }
       yield* throttle.succeeded(subjects)
       const { password_hash: _, ...shown } = user
-      const pair = yield* sql.withTransaction(pairOf(user.id, crypto.randomUUID(), input.remember_me))
+      const pair = yield* inTransaction(sql)(pairOf(user.id, crypto.randomUUID(), input.remember_me))
       return { message: "Logged in", user: shown, ...pair } as Session
     })
 
@@ -169,7 +169,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      */
     const refresh = traced("Accounts.refresh")(function* (token: string) {
       const hash = sha256(token)
-      const rotated = yield* sql.withTransaction(
+      const rotated = yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [row] = yield* sql<{ user_id: UserId; family_id: string; remember_me: boolean }>`
             UPDATE refresh_tokens SET rotated_at = now()
@@ -271,7 +271,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
           WHERE id = ${userId} AND lower(email) = lower(${email})`
 
     const verifyEmail = traced("Accounts.verifyEmail")(function* (token: string) {
-      yield* sql.withTransaction(
+      yield* inTransaction(sql)(
         Effect.gen(function* () {
           const { user_id, email } = yield* consume(token, "verify_email")
           yield* markVerified(user_id, email)
@@ -282,7 +282,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
 
     /** Always the same answer, whether or not the email has an account (no enumeration). */
     const requestPasswordReset = traced("Accounts.requestPasswordReset")(function* (email: string) {
-      yield* sql.withTransaction(
+      yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [user] = yield* sql<{ id: UserId; email: string }>`
             SELECT id, email FROM users WHERE lower(email) = lower(${email}) AND password_hash IS NOT NULL`
@@ -298,7 +298,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      */
     const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
       const passwordHash = yield* hashPassword(password, config.passwordCost)
-      const address = yield* sql.withTransaction(
+      const address = yield* inTransaction(sql)(
         Effect.gen(function* () {
           const { user_id, email } = yield* consume(token, "reset_password")
           yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { userClientAt } from "../accounts/user-clients.js"
 import { Coupons } from "../coupons/service.js"
@@ -66,7 +66,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
         },
         cart_total: yield* totalOf(cart!.id)
       } as const
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     const get = traced("Carts.get")(function* (userId: UserId, storeId: EmpresaId) {
       yield* empresas.get(storeId)
@@ -177,7 +177,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
         qr_code_url: presented.qr_code_url,
         expires_at: order.expires_at
       } satisfies CheckoutResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     return sqlErrorsAsDefects({ add, get, checkout })
   })

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { digitsOnly, escapeLike, pageOf } from "../contracts.js"
@@ -112,7 +112,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
         )
       )
       return row!
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * Creates the batch's new clients in one transaction, set-based: one lookup for existing
@@ -212,7 +212,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
         invalid: count("invalid"),
         results
       } satisfies ImportClientsResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     return sqlErrorsAsDefects({ list, get, create, import: importMany })
   })

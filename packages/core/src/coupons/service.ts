@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { pageOf } from "../contracts.js"
@@ -205,7 +205,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         event: { type: "reward", title: `Coupon ${coupon.uid}`, metadata: eventMetadata(coupon) }
       })
       return coupon
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /** active -> `to`, stamping `<to>_at`; undefined when the coupon was not active and unexpired. */
     const leaveActive = (empresaId: EmpresaId, uid: CouponUid, to: "used" | "cancelled") =>
@@ -229,7 +229,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         metadata: eventMetadata(used)
       })
       return used
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * active -> cancelled: the points come back and a product's unit returns to stock, in the same
@@ -248,7 +248,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
         event: { type: "reward", title: `Coupon ${cancelled.uid} cancelled`, metadata: eventMetadata(cancelled) }
       })
       return cancelled
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * A change of state a retry may repeat: when `mark` finds the coupon no longer active, the

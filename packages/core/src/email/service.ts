@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { Config } from "../config.js"
@@ -168,7 +168,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
           message: "The empresa has no alert_email setting: set one, or name the address in `to`"
         })
       }
-      const { id } = yield* sql.withTransaction(enqueue({ empresaId, kind: "test", to, payload: {} }))
+      const { id } = yield* inTransaction(sql)(enqueue({ empresaId, kind: "test", to, payload: {} }))
       return yield* get(empresaId, id)
     })
 
@@ -361,7 +361,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
     const unsubscribe = traced("Outbox.unsubscribe")(function* (token: string) {
       const claims = yield* verified(token, "unsubscribe")
       const { to_address, empresa_name } = yield* recipientOf(claims)
-      yield* sql.withTransaction(
+      yield* inTransaction(sql)(
         Effect.gen(function* () {
           const added = yield* sql`
             INSERT INTO email_suppressions (empresa_id, address, message_id)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { dieOnSqlError, jsonb } from "@fidelis/db"
+import { dieOnSqlError, inTransaction, jsonb } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { Config } from "../config.js"
@@ -40,7 +40,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
     const once = <A, E, R>(call: IdempotentCall, effect: Effect.Effect<A, E, R>) => {
       const { key } = call
       if (key === undefined) {
-        return sql.withTransaction(effect).pipe(
+        return inTransaction(sql)(effect).pipe(
           dieOnSqlError,
           Effect.map((value): IdempotentResult<A> => ({ value, replayed: false }))
         )
@@ -84,7 +84,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency
               created_at = now(), expires_at = excluded.expires_at`
         return { value, replayed: false } satisfies IdempotentResult<A>
       }).pipe(
-        sql.withTransaction,
+        inTransaction(sql),
         dieOnSqlError,
         span("Idempotency.once", { attributes: { operation: call.operation } })
       )

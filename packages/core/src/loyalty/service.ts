@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
@@ -229,7 +229,7 @@ export class LoyaltyCards extends Effect.Service<LoyaltyCards>()("core/LoyaltyCa
         }
       })
       return { claimed_card: claimedCard, next_card: nextCard } satisfies ClaimResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     return sqlErrorsAsDefects({ list, issue, stamp, claim })
   })

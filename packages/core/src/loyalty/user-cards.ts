@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { userClientAt } from "../accounts/user-clients.js"
 import { Empresas } from "../empresas/service.js"
@@ -110,7 +110,7 @@ export class UserCards extends Effect.Service<UserCards>()("core/UserCards", {
         reward: program.reward_description,
         expires_at: redemption.expires_at
       } satisfies ClaimRewardResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     return sqlErrorsAsDefects({ definitions, progress, claimReward })
   })

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Clock, Effect, Either, Layer, Struct } from "effect"
 import { readFileSync } from "node:fs"
 import { Config } from "../config.js"
@@ -119,7 +119,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         maxAgeDays: settings.nfce_max_age_days,
         sandbox: settings.nfce_sandbox
       })
-      return yield* sql.withTransaction(
+      return yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [user] = yield* sql<{ nome: string; email: string; verified: boolean }>`
             SELECT nome, email, email_verified_at IS NOT NULL AS verified FROM users WHERE id = ${userId}`
@@ -197,7 +197,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
 
     /** Credits the invoice and completes the task in one transaction; a task already settled is left. */
     const complete = (task: Task, outcome: Extract<InvoiceOutcome, { status: "ok" }>) =>
-      sql.withTransaction(
+      inTransaction(sql)(
         Effect.gen(function* () {
           const [empresa] = yield* sql<{ settings: Record<string, unknown> }>`
             SELECT settings FROM empresas WHERE id = ${task.empresa_id}`

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
@@ -112,7 +112,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
         )
       }
       return result
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * Moves a spent amount: `spend` takes it off the balance, `refund` gives a spend back; each with

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
@@ -83,7 +83,7 @@ export class Quests extends Effect.Service<Quests>()("core/Quests", {
         WHERE empresa_id = ${empresaId} AND id = ${quest_id}
         RETURNING ${columns}`
       return row!
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * The survey the empresa's public routes serve: its newest custom survey that is active,

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { userClientAt } from "../accounts/user-clients.js"
 import { humanCode } from "../codes.js"
@@ -307,7 +307,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         redemption: present(row),
         updated_balance: { points_before: spent.balance + cost, points_after: spent.balance, points_spent: cost }
       } satisfies RedeemResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     const list = traced("Redemptions.list")(function* (userId: UserId, input: ListRedemptionsInput) {
       yield* expireOverdue(ownedBy(userId))
@@ -347,7 +347,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         metadata: { ...eventMetadata(row), status: "validated" }
       })
       return present(row)
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * pending -> cancelled: points, cashback and stock come back in the same transaction. A stamp
@@ -393,7 +393,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
           })
         }
         return present(row)
-      }).pipe(sql.withTransaction)
+      }).pipe(inTransaction(sql))
 
     /** The user cancels one of their own; another user's is a 404. */
     const cancelOwn = (userId: UserId, id: RedemptionId) =>

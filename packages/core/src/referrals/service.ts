@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { constraintOf, isCheckViolation, sqlErrorsAsDefects } from "@fidelis/db"
+import { constraintOf, inTransaction, isCheckViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import type { CampaignId, EmpresaId } from "../ids.js"
@@ -88,7 +88,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
         RETURNING ${columns}`.pipe(onBadWindow("ends_at"))
       yield* refuseOverlap(empresaId, row!.id)
       return row!
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     const update = traced("ReferralCampaigns.update")(function* (empresaId: EmpresaId, input: UpdateCampaignInput) {
       const { campaign_id, ...fields } = input
@@ -105,7 +105,7 @@ export class ReferralCampaigns extends Effect.Service<ReferralCampaigns>()("core
       if (row === undefined) return yield* new NotFound({ resource: "Referral campaign", id: campaign_id })
       yield* refuseOverlap(empresaId, row.id)
       return row
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /**
      * The campaign whose bonuses a referral completing at `at` (default: now) earns: the active

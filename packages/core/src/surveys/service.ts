@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { jsonb, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { digitsOnly, pageOf } from "../contracts.js"
 import { normalizeBrazilianPhone, PHONE_RULE } from "../documents.js"
@@ -148,7 +148,7 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
         cta_review_url: reviewUrl,
         low_score_alert_sent: lowScoreAlertSent
       } satisfies SubmissionResult
-    }, sql.withTransaction)
+    }, inTransaction(sql))
 
     /** The referral code of the empresa's client with this phone, compared as digits with or without 55. */
     const referralCodeFor = (empresaId: EmpresaId, phone: string) =>

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors.js"
@@ -73,7 +73,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
       input: InviteMemberInput,
       invitedBy: KeyId | null
     ) {
-      return yield* sql.withTransaction(
+      return yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [user] = yield* sql<{ id: UserId }>`
             INSERT INTO users (email, nome, referral_code)
@@ -115,7 +115,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
       })
 
     const changeRole = traced("Team.changeRole")(function* (empresaId: EmpresaId, input: ChangeRoleInput) {
-      return yield* sql.withTransaction(
+      return yield* inTransaction(sql)(
         Effect.gen(function* () {
           yield* keepingAnAdmin(empresaId, input.member_id, input.role)
           yield* sql`
@@ -127,7 +127,7 @@ export class Team extends Effect.Service<Team>()("core/Team", {
     })
 
     const remove = traced("Team.remove")(function* (empresaId: EmpresaId, memberId: TeamMemberId) {
-      return yield* sql.withTransaction(
+      return yield* inTransaction(sql)(
         Effect.gen(function* () {
           const member = yield* keepingAnAdmin(empresaId, memberId, null)
           yield* sql`DELETE FROM team_members WHERE empresa_id = ${empresaId} AND id = ${memberId}`
