@@ -194,13 +194,14 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
         router: appRouter,
         // Each call of a batch counts against the rate limit; this bounds the work of one request.
         maxBatchSize: MAX_BATCH_CALLS,
-        createContext: ({ req, resHeaders }) =>
+        createContext: ({ req, resHeaders, info }) =>
           requestContextFromHeaders(runtime, req.headers, {
             requestId: event.context.requestId,
             signal: req.signal,
             resHeaders,
             rawInput,
-            peerAddress: event.req.ip
+            peerAddress: event.req.ip,
+            calls: info.calls.length
           }),
         responseMeta: ({ errors }) => ({
           headers: Object.assign({}, ...errors.map((error) => problemOf(error, event.context.requestId).headers))

@@ -42,6 +42,8 @@ export interface RequestContext {
   userAdmission?: UserAdmission
   /** A procedure call's own: the budget count it owes. */
   readonly owed?: OwedCount
+  /** How many procedure calls the request carries (a tRPC batch's size); absent: one. */
+  readonly calls?: number | undefined
 }
 
 export interface RequestContextInit {
@@ -57,6 +59,7 @@ export interface RequestContextInit {
   readonly rawInput?: (() => string | undefined) | undefined
   readonly peerAddress?: string | undefined
   readonly forwardedFor?: string | null | undefined
+  readonly calls?: number | undefined
 }
 
 export const createRequestContext = (init: RequestContextInit): RequestContext => {
@@ -74,7 +77,8 @@ export const createRequestContext = (init: RequestContextInit): RequestContext =
     trustedPrincipal: init.trustedPrincipal,
     rawInput: init.rawInput,
     peerAddress: init.peerAddress,
-    forwardedFor: init.forwardedFor ?? undefined
+    forwardedFor: init.forwardedFor ?? undefined,
+    calls: init.calls
   }
 }
 
@@ -88,6 +92,7 @@ export const requestContextFromHeaders = (
     resHeaders?: Headers
     rawInput?: () => string | undefined
     peerAddress?: string | undefined
+    calls?: number | undefined
   } = {}
 ): RequestContext =>
   createRequestContext({
@@ -97,6 +102,7 @@ export const requestContextFromHeaders = (
     resHeaders: extra.resHeaders,
     rawInput: extra.rawInput,
     peerAddress: extra.peerAddress,
+    calls: extra.calls,
     forwardedFor: headers.get("x-forwarded-for"),
     credentials: { apiKey: headers.get("x-api-key"), authorization: headers.get("authorization") },
     idempotencyKey: headers.get(IDEMPOTENCY_KEY.header),

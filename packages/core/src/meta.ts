@@ -49,6 +49,11 @@ export type ProcedureMeta = OpenApiMeta<{
   readonly refusals?: ReadonlyArray<Refusal>
   /** A staff route of the end-user API (`staffProcedure`): the lowest team role that may call it (403 below). */
   readonly staffRole?: TeamRole
+  /**
+   * false: refused with 400 in a request that carries other calls (a tRPC batch), so each call is a
+   * request of its own for the per-request budgets and the login throttle (the account routes).
+   */
+  readonly batchable?: false
   /** A public route counted per client IP (429 with Retry-After past its budget). */
   readonly rateLimit?: "ip"
   /** How REST serves a success that is not JSON (tracking pixel, click redirect, unsubscribe page). */

@@ -286,6 +286,8 @@ const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] & {}) =>
 /**
  * What every procedure does around its call, in one middleware (each level of tRPC's chain copies
  * the call's options twice: docs/performance.md):
+ * - A procedure that is not `batchable` is refused with 400 in a request carrying other calls,
+ *   before anything runs: a batch of logins would otherwise check many passwords in one request.
  * - The input is refused for a NUL character in any string when it is first read (so after
  *   authentication), on every surface: Postgres cannot store one, and zod lets it through. A body
  *   tRPC cannot parse is refused there too, saying where it broke.
@@ -295,7 +297,12 @@ const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] & {}) =>
  *   it would have had the count been made first.
  * - zod's input failures become the spec's 422, `loc` rooted where each field travelled.
  */
-const base = t.procedure.use(async ({ ctx, meta, next, getRawInput }) => {
+const base = t.procedure.use(async ({ ctx, meta, next, getRawInput, path }) => {
+  if (meta?.batchable === false && (ctx.calls ?? 1) > 1) {
+    throw refusal(
+      new BadRequest({ message: `${path} cannot share a request with other calls: send it alone, not in a batch` })
+    )
+  }
   const owed: OwedCount = { count: undefined }
   // tRPC's types take a new context or a new raw input per `next`; its chain takes both at once.
   const downstream = {
@@ -503,8 +510,11 @@ export const staffProcedure = <const S extends z.ZodRawShape = {}>(needed: TeamR
       return next({ ctx: { staff } })
     })
 
-/** The end-user API's routes that take no token (register, login, refresh, email links), counted per address. */
-export const accountProcedure = base.meta({ scope: "account" }).use(async ({ ctx, next }) => {
+/**
+ * The end-user API's routes that take no token (register, login, refresh, logout, email links),
+ * counted per address; each must come as a request of its own (not `batchable`).
+ */
+export const accountProcedure = base.meta({ scope: "account", batchable: false }).use(async ({ ctx, next }) => {
   const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
   await owe(
     ctx,
