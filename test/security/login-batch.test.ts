@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { call, registerAccount, useServer, type TestServer } from "../support/index.js"
+import { call, fromAddress, manyAddressesEnv, registerAccount, useServer, type TestServer } from "../support/index.js"
 
 /**
  * Attack: one POST to `/trpc/auth.login,…(×100)?batch=1` checked 100 passwords in one request and
@@ -8,9 +8,7 @@ import { call, registerAccount, useServer, type TestServer } from "../support/in
  * (docs/decisions.md "Authentication calls are not batchable").
  */
 
-const server = useServer({ env: { FIDELIS_PASSWORD_COST: "10", FIDELIS_TRUSTED_PROXIES: "127.0.0.1" } })
-
-const from = (address: string) => ({ "x-forwarded-for": address })
+const server = useServer({ env: manyAddressesEnv })
 
 interface Slot {
   readonly result?: { readonly data: unknown }
@@ -21,14 +19,14 @@ interface Slot {
 const batch = async (target: TestServer, path: string, inputs: ReadonlyArray<unknown>, address: string) => {
   const res = await fetch(`${target.url}/trpc/${inputs.map(() => path).join(",")}?batch=1`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...from(address) },
+    headers: { "content-type": "application/json", ...fromAddress(address) },
     body: JSON.stringify(Object.fromEntries(inputs.map((input, i) => [String(i), input])))
   })
   return { status: res.status, slots: (await res.json()) as ReadonlyArray<Slot> }
 }
 
 const login = (email: string, password: string, address: string) =>
-  call(server, "/api/v1/auth/login", { body: { email, password }, headers: from(address) })
+  call(server, "/api/v1/auth/login", { body: { email, password }, headers: fromAddress(address) })
 
 const expectRefusedWhole = (answer: { status: number; slots: ReadonlyArray<Slot> }, calls: number) => {
   expect(answer.status).toBe(400)
@@ -77,7 +75,7 @@ describe("login inside a tRPC batch", () => {
 
     const res = await fetch(`${server.url}/trpc/auth.login,users.updateProfile?batch=1`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...from("198.51.100.12") },
+      headers: { "content-type": "application/json", ...fromAddress("198.51.100.12") },
       body: JSON.stringify({ "0": { email: "lote@example.com", password: "x" }, "1": { nome: "Lote" } })
     })
     const [first] = (await res.json()) as ReadonlyArray<Slot>
@@ -91,7 +89,7 @@ describe("login inside a tRPC batch", () => {
     expect(single.slots[0]?.result?.data).toMatchObject({ user: { email: user.email } })
     const plain = await fetch(`${server.url}/trpc/auth.login`, {
       method: "POST",
-      headers: { "content-type": "application/json", ...from("198.51.100.14") },
+      headers: { "content-type": "application/json", ...fromAddress("198.51.100.14") },
       body: JSON.stringify({ email: user.email, password: "segredo123" })
     })
     expect(plain.status).toBe(200)

@@ -32,6 +32,15 @@ export const registerAccount = async (
   return res.body as AccountSession
 }
 
+/**
+ * Settings for a server that tests reach as many client addresses: cheap passwords, and the
+ * loopback trusted as a proxy, so `fromAddress` names the caller's address.
+ */
+export const manyAddressesEnv = { FIDELIS_PASSWORD_COST: "10", FIDELIS_TRUSTED_PROXIES: "127.0.0.1" } as const
+
+/** The headers that make a request come from `address` on a `manyAddressesEnv` server. */
+export const fromAddress = (address: string) => ({ "x-forwarded-for": address })
+
 /** A registered user as most tests need one: who, and the access token to call as them. */
 export interface EndUser {
   readonly id: string

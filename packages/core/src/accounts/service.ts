@@ -144,16 +144,18 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       )
     })
 
-    /** One answer for an unknown email and a wrong password; failures count towards the slow-down. */
+    /**
+     * One answer for an unknown email and a wrong password. The try counts as a failure before its
+     * password is checked (parallel tries included); a success gives the count back.
+     */
     const login = traced("Accounts.login")(function* (input: LoginInput, address: string | undefined) {
       const subjects = throttle.subjectsOf(input.email, address)
-      yield* throttle.check(subjects)
+      yield* throttle.reserve(subjects)
       const [user] = yield* sql<UserRow>`
         SELECT id, email, nome, telefone, created_at, password_hash FROM users
         WHERE lower(email) = lower(${input.email})`
       const matches = yield* verifyPassword(input.password, user?.password_hash ?? decoy)
       if (user === undefined || user.password_hash === null || !matches) {
-        yield* throttle.failed(subjects)
         return yield* new Unauthenticated({ message: LOGIN_FAILED })
       }
       yield* throttle.succeeded(subjects)

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { sqlErrorsAsDefects } from "@fidelis/db"
+import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Config } from "../config.js"
 import { RateLimited } from "../errors.js"
@@ -15,11 +15,17 @@ export interface Subject {
 const MAX_DELAY_SECONDS = 60
 
 /**
- * Repeated login failures (docs/decisions.md "Login throttling"), per account and per client
- * address: past `slowAfter` failures each further try waits 2, 4, 8… seconds after the last
- * failure (a 429 with Retry-After); at `lockAfter` the subject is locked for FIDELIS_LOGIN_LOCK_SECONDS.
- * Failures older than FIDELIS_LOGIN_WINDOW_SECONDS are forgotten; a success clears the account's.
- * Counted in Postgres, so every server process on the database shares the count.
+ * Repeated login failures (docs/decisions.md "Login throttling", "Login tries counted before the
+ * password"), per account and per client address: past `slowAfter` failures each further try waits
+ * 2, 4, 8… seconds after the last failure (a 429 with Retry-After); at `lockAfter` the subject is
+ * locked for FIDELIS_LOGIN_LOCK_SECONDS. Failures older than FIDELIS_LOGIN_WINDOW_SECONDS are
+ * forgotten; a success clears the account's. Counted in Postgres, so every server process on the
+ * database shares the count.
+ *
+ * A try is counted as a failure before its password is checked (`reserve`), by one conditional
+ * upsert per subject that refuses it while the subject waits or is locked: however many tries run
+ * in parallel, no more passwords are checked than the thresholds allow. A success, or a try that
+ * checked no password, gives its count back.
  */
 export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginThrottle", {
   effect: Effect.gen(function* () {
@@ -37,47 +43,66 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginTh
         : [{ key: `ip:${address}`, slowAfter: config.loginIpSlowAfter, lockAfter: config.loginIpLockAfter }])
     ]
 
-    /** Refuses a try while any subject is slowed down or locked. */
-    const check = (subjects: ReadonlyArray<Subject>) =>
+    const recent = sql`make_interval(secs => ${config.loginWindowSeconds})`
+
+    /** The row `t`'s failures counting one more, the older ones forgotten. */
+    const failuresWithThisTry = sql`(CASE WHEN t.last_failure_at > now() - ${recent} THEN t.failures + 1 ELSE 1 END)`
+
+    /** Seconds a subject's next try must wait (0 or less: it may try), from its row `t`. */
+    const waitOf = (subject: Subject) => sql`greatest(
+      extract(epoch FROM t.locked_until - now()),
+      CASE WHEN t.failures >= ${subject.slowAfter}
+        THEN extract(epoch FROM t.last_failure_at - now())
+             + least(power(2, t.failures - ${subject.slowAfter} + 1), ${MAX_DELAY_SECONDS})
+        ELSE 0 END)`
+
+    /**
+     * Counts one try against the subject, unless it must wait: then nothing changes and the wait is
+     * returned, read from the row as this statement's snapshot saw it (at least 1 s). The upsert
+     * decides on the row's latest version, which it locks: concurrent tries take turns.
+     */
+    const reserveOne = (subject: Subject) =>
       Effect.gen(function* () {
-        for (const subject of subjects) {
-          const [row] = yield* sql<{ wait: number }>`
-            SELECT ceil(greatest(
-                     extract(epoch FROM locked_until - now()),
-                     CASE WHEN failures >= ${subject.slowAfter}
-                       THEN extract(epoch FROM last_failure_at - now())
-                            + least(power(2, failures - ${subject.slowAfter} + 1), ${MAX_DELAY_SECONDS})
-                       ELSE 0 END,
-                     0))::int AS wait
-            FROM login_throttle
-            WHERE subject = ${subject.key}
-              AND last_failure_at > now() - make_interval(secs => ${config.loginWindowSeconds})`
-          if (row !== undefined && row.wait > 0) return yield* new RateLimited({ retryAfter: row.wait })
-        }
+        const [row] = yield* sql<{ wait: number }>`
+          WITH tried AS (
+            INSERT INTO login_throttle AS t (subject, failures, last_failure_at) VALUES (${subject.key}, 1, now())
+            ON CONFLICT (subject) DO UPDATE SET
+              failures = ${failuresWithThisTry},
+              last_failure_at = now(),
+              locked_until = CASE WHEN ${failuresWithThisTry} >= ${subject.lockAfter}
+                THEN now() + make_interval(secs => ${config.loginLockSeconds})
+                ELSE t.locked_until END
+            WHERE t.last_failure_at <= now() - ${recent} OR coalesce(${waitOf(subject)}, 0) <= 0
+            RETURNING 0 AS wait)
+          SELECT wait FROM tried
+          UNION ALL
+          SELECT coalesce((SELECT greatest(ceil(${waitOf(subject)}), 1)::int FROM login_throttle t
+                           WHERE subject = ${subject.key}), 1)
+          WHERE NOT EXISTS (SELECT 1 FROM tried)`
+        if (row !== undefined && row.wait > 0) return yield* new RateLimited({ retryAfter: row.wait })
       })
 
-    const failed = (subjects: ReadonlyArray<Subject>) =>
-      Effect.forEach(
-        subjects,
-        (subject) => sql`
-          INSERT INTO login_throttle AS t (subject, failures, last_failure_at)
-          VALUES (${subject.key}, 1, now())
-          ON CONFLICT (subject) DO UPDATE SET
-            failures = CASE WHEN t.last_failure_at > now() - make_interval(secs => ${config.loginWindowSeconds})
-                         THEN t.failures + 1 ELSE 1 END,
-            last_failure_at = now(),
-            locked_until = CASE
-              WHEN (CASE WHEN t.last_failure_at > now() - make_interval(secs => ${config.loginWindowSeconds})
-                      THEN t.failures + 1 ELSE 1 END) >= ${subject.lockAfter}
-              THEN now() + make_interval(secs => ${config.loginLockSeconds})
-              ELSE t.locked_until END`,
-        { discard: true }
+    /** Counts a try against every subject before its password is checked, or refuses it (429) and counts nothing. */
+    const reserve = (subjects: ReadonlyArray<Subject>) =>
+      inTransaction(sql)(Effect.forEach(subjects, reserveOne, { discard: true }))
+
+    /** Gives a try's count back. */
+    const giveBack = (subject: Subject) => sql`
+      UPDATE login_throttle SET
+        failures = greatest(failures - 1, 0),
+        locked_until = CASE WHEN failures - 1 >= ${subject.lockAfter} THEN locked_until END
+      WHERE subject = ${subject.key}`
+
+    /**
+     * A success clears the account's failures (the first subject); the address's keep all but this
+     * try's, as the address may be guessing many accounts.
+     */
+    const succeeded = (subjects: ReadonlyArray<Subject>) =>
+      Effect.zipRight(
+        sql`DELETE FROM login_throttle WHERE subject = ${subjects[0]!.key}`,
+        Effect.forEach(subjects.slice(1), giveBack, { discard: true })
       )
 
-    /** A success clears the account's failures; the address's stay, as it may be guessing many accounts. */
-    const succeeded = (subjects: ReadonlyArray<Subject>) =>
-      sql`DELETE FROM login_throttle WHERE subject = ${subjects[0]!.key}`.pipe(Effect.asVoid)
-
-    return { subjectsOf, ...sqlErrorsAsDefects({ check, failed, succeeded }) }
+    return { subjectsOf, ...sqlErrorsAsDefects({ reserve, succeeded }) }
   })
 }) {}
