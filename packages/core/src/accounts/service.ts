@@ -18,6 +18,7 @@ import type {
 } from "./contracts.js"
 import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
 import { hashPassword, verifyPassword } from "./passwords.js"
+import { canonicalEmail } from "./same-person.js"
 import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
 import { verifiedTokens } from "./verified-tokens.js"
@@ -105,15 +106,19 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return yield* inTransaction(sql)(
         Effect.gen(function* () {
           if (input.referral_code !== undefined) {
-            const [referrer] = yield* sql<{ self: boolean }>`
-              SELECT coalesce(lower(email) = lower(${input.email}) OR cpf = ${input.cpf ?? null}, false) AS self
-              FROM users
+            const [referrer] = yield* sql<{ email: string; cpf: string | null }>`
+              SELECT email, cpf FROM users
               WHERE referral_code = ${input.referral_code.toUpperCase()} AND password_hash IS NOT NULL`
-            // The same email or CPF is the same person: nobody refers themselves (a second account).
+            // The same mailbox (`ana+2@`, `a.na@gmail.com`) or CPF is the same person: nobody refers
+            // themselves with a second account.
+            const self =
+              referrer !== undefined &&
+              (canonicalEmail(referrer.email) === canonicalEmail(input.email) ||
+                (input.cpf !== undefined && referrer.cpf === input.cpf))
             const issue =
               referrer === undefined
                 ? { msg: "Unknown referral code", type: "referral_code_unknown" }
-                : referrer.self
+                : self
                   ? { msg: "A referral code cannot be your own", type: "self_referral" }
                   : undefined
             if (issue !== undefined) {

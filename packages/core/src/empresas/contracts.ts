@@ -16,6 +16,10 @@ export const isTimeZone = (tz: string) => {
   }
 }
 
+/** The rolling window of the `referral_bonus_cap` setting, in days. */
+export const REFERRAL_CAP_DAYS = 30
+const DEFAULT_REFERRAL_BONUS_CAP = 10
+
 /** Known settings only: a typo in a key is a 422, not a silently ignored value. */
 export const EmpresaSettings = z.strictObject({
   timezone: z
@@ -52,7 +56,15 @@ export const EmpresaSettings = z.strictObject({
     .max(254)
     .nullable()
     .optional()
-    .describe("Where low-score survey alerts go; null (the default) sends none")
+    .describe("Where low-score survey alerts go; null (the default) sends none"),
+  referral_bonus_cap: JsonNumber(z.number().int().min(0).max(1000))
+    .nullable()
+    .optional()
+    .describe(
+      `Referrals one referrer is paid bonuses for at this store in any ${REFERRAL_CAP_DAYS} days; ` +
+        `default ${DEFAULT_REFERRAL_BONUS_CAP}, null for no cap. Past it a referral still completes, ` +
+        "with no bonus to either side"
+    )
 })
 export type EmpresaSettings = z.infer<typeof EmpresaSettings>
 
@@ -70,7 +82,8 @@ const DEFAULT_SETTINGS = {
   logo_url: null,
   /** A blue that keeps white text readable (contrast 5.2:1) on the survey page's buttons. */
   primary_color: "#2563eb",
-  alert_email: null
+  alert_email: null,
+  referral_bonus_cap: DEFAULT_REFERRAL_BONUS_CAP
 } as const satisfies { [K in keyof Required<EmpresaSettings>]: EmpresaSettings[K] | null }
 
 /** Every setting, defaulted. */

@@ -92,8 +92,10 @@ export class Points extends Effect.Service<Points>()("core/Points", {
 
     /**
      * Credits points: the one write path of every earning (the company API, NFC-e, whose timeline
-     * event carries the invoice in `metadata`). A user's first earning at a store running a referral
-     * campaign completes the user's referral, whose bonuses are credited in this same transaction.
+     * event carries the invoice in `metadata`). A user's first purchase credit (its source's category
+     * is `purchase`: not a bonus for a referral, a survey, an interaction or a reward) at a store
+     * running a referral campaign completes the user's referral, whose bonuses are credited in this
+     * same transaction.
      */
     const credit = traced("Points.credit")(function* (
       empresaId: EmpresaId,
@@ -103,7 +105,7 @@ export class Points extends Effect.Service<Points>()("core/Points", {
       const row = yield* add(empresaId, input, metadata)
       if (row === undefined) return yield* new NotFound({ resource: "Client", id: input.client_id })
       const { user_id, referral_pending, ...result } = row
-      if (referral_pending) {
+      if (referral_pending && eventTypeOf(input.source) === "purchase") {
         yield* completion.complete(
           empresaId,
           { clientId: result.client_id, userId: user_id },

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { REFERRAL_CAP_DAYS, settingsOf } from "../empresas/contracts.js"
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
+import { recordEvent } from "../timeline/events.js"
 import { ReferralCampaigns } from "./service.js"
 
 /** Credits a referral bonus to a client of the store, through the points' one write path. */
@@ -11,15 +13,34 @@ export type BonusCredit<E> = (
 ) => Effect.Effect<unknown, E>
 
 /**
- * Completes a user's pending referral (the code given at registration) when the user first earns
- * points at a store running a referral campaign: both sides get that campaign's bonuses there,
- * once (design.md "End user"; docs/decisions.md "Referral completion").
+ * Completes a user's pending referral (the code given at registration) at the user's first purchase
+ * credit at a store running a referral campaign: both sides get that campaign's bonuses there,
+ * once, unless the referrer was already paid the store's `referral_bonus_cap` in the window
+ * (design.md "End user"; docs/decisions.md "Referral completion", "Referral farming").
  */
 export class ReferralCompletion extends Effect.Service<ReferralCompletion>()("core/ReferralCompletion", {
   dependencies: [ReferralCampaigns.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const campaigns = yield* ReferralCampaigns
+
+    /**
+     * Whether the referrer already had the empresa's `referral_bonus_cap` of paid referrals in the
+     * window: farming with many accounts pays at most that much a month.
+     */
+    const overCap = (empresaId: EmpresaId, referrerClientId: ClientId) =>
+      Effect.gen(function* () {
+        const [empresa] = yield* sql<{ settings: Record<string, unknown> }>`
+          SELECT settings FROM empresas WHERE id = ${empresaId}`
+        const cap = settingsOf(empresa!).referral_bonus_cap
+        if (cap === null) return false
+        const [paid] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM referrals
+          WHERE empresa_id = ${empresaId} AND referrer_client_id = ${referrerClientId} AND status = 'completed'
+            AND referrer_bonus + referred_bonus > 0
+            AND completed_at > now() - make_interval(days => ${REFERRAL_CAP_DAYS})`
+        return paid!.n >= cap
+      })
 
     /**
      * Runs in the transaction of the credit that earned the points. The conditional update of
@@ -53,17 +74,39 @@ export class ReferralCompletion extends Effect.Service<ReferralCompletion>()("co
           ON CONFLICT DO NOTHING`
         const [referrerClient] = yield* sql<{ id: ClientId }>`
           SELECT id FROM clients WHERE empresa_id = ${empresaId} AND user_id = ${referrer.id}`
-        const { id: campaignId, referrer_bonus, referred_bonus } = campaign.value
+        if (referrerClient === undefined) return yield* Effect.dieMessage(`No client of referrer ${referrer.id}`)
+        // Of one referrer's referrals completing in parallel, each counts the ones before it.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`referral-cap:${referrerClient.id}`}))`
+        const capped = yield* overCap(empresaId, referrerClient.id)
+        const { id: campaignId } = campaign.value
+        const [referrer_bonus, referred_bonus] = capped
+          ? [0, 0]
+          : [campaign.value.referrer_bonus, campaign.value.referred_bonus]
         const [referral] = yield* sql<{ id: string }>`
           INSERT INTO referrals (empresa_id, referrer_user_id, referred_user_id, referrer_client_id, referred_client_id,
                                  status, campaign_id, referrer_bonus, referred_bonus, completed_at)
-          VALUES (${empresaId}, ${referrer.id}, ${referred.userId}, ${referrerClient?.id ?? null}, ${referred.clientId},
+          VALUES (${empresaId}, ${referrer.id}, ${referred.userId}, ${referrerClient.id}, ${referred.clientId},
                   'completed', ${campaignId}, ${referrer_bonus}, ${referred_bonus}, now())
           RETURNING id`
         const metadata = { referral_id: referral!.id, referred_name: claimed.nome, referrer_name: referrer.nome }
+        if (capped) {
+          // Both sides learn why this referral paid nothing, on their timelines.
+          for (const clientId of [referred.clientId, referrerClient.id]) {
+            yield* recordEvent({
+              empresaId,
+              clientId,
+              type: "referral",
+              title: "Referral without bonus",
+              description:
+                "The referrer already had the store's limit of referral bonuses " +
+                `in the last ${REFERRAL_CAP_DAYS} days`,
+              metadata: { ...metadata, bonus_capped: true }
+            }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          }
+          return
+        }
         if (referred_bonus > 0) yield* credit(referred.clientId, referred_bonus, metadata)
-        if (referrer_bonus > 0 && referrerClient !== undefined)
-          yield* credit(referrerClient.id, referrer_bonus, metadata)
+        if (referrer_bonus > 0) yield* credit(referrerClient.id, referrer_bonus, metadata)
       })
 
     return { complete }
