@@ -3,16 +3,15 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { configFromEnv, publicUrlOf } from "@fidelis/core"
+import { configFromEnv } from "@fidelis/core"
 import { restApis, restDocument } from "../apps/server/src/app.js"
 
 const config = configFromEnv()
-const origin = publicUrlOf(config, "http://127.0.0.1:8000")
 const dir = mkdtempSync(join(tmpdir(), "fidelis-openapi-"))
 try {
   const files = restApis.map((api) => {
     const file = join(dir, `${api.base.split("/").at(-1)}.json`)
-    writeFileSync(file, JSON.stringify(restDocument(api, origin, config.idempotencyTtlSeconds)))
+    writeFileSync(file, JSON.stringify(restDocument(api, config.publicUrl, config.idempotencyTtlSeconds)))
     return file
   })
   const { status } = spawnSync("redocly", ["lint", "--format=summary", ...files], {

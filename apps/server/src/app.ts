@@ -9,7 +9,6 @@ import {
   MAX_BATCH_CALLS,
   problemOf,
   publicApiRouter,
-  publicUrlOf,
   requestContextFromHeaders,
   requestRefusal,
   UNNAMED_REQUEST,
@@ -26,6 +25,7 @@ import {
   openApiDocument,
   problemResponse
 } from "@fidelis/rest"
+import { createHash } from "node:crypto"
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch"
 import { H3 } from "h3"
 import { accountPage } from "./account-pages/index.js"
@@ -121,16 +121,35 @@ export const restApis = [
   }
 ] as const
 
-/** The OpenAPI document an API serves at `origin` (what `npm run lint:openapi` lints, too). */
-export const restDocument = (api: (typeof restApis)[number], origin: string, idempotencyTtlSeconds: number) =>
+/**
+ * The OpenAPI document an API serves (what `npm run lint:openapi` lints, too). Its server URL is under
+ * `publicUrl` (FIDELIS_PUBLIC_URL) when there is one, else relative to the document: never the Host a
+ * request named, which anyone can set.
+ */
+export const restDocument = (
+  api: (typeof restApis)[number],
+  publicUrl: string | undefined,
+  idempotencyTtlSeconds: number
+) =>
   openApiDocument({
     router: api.router,
     title: api.title,
     description: api.description,
-    serverUrl: `${origin}${api.base}`,
+    serverUrl: `${publicUrl ?? ""}${api.base}`,
     idempotencyTtlSeconds,
     ...("guide" in api && api.guide)
   })
+
+/** A document's JSON text and its ETag, built once per server process. */
+interface ServedDocument {
+  readonly text: string
+  readonly etag: string
+}
+
+const servedDocument = (document: unknown): ServedDocument => {
+  const text = JSON.stringify(document)
+  return { text, etag: `"${createHash("sha256").update(text).digest("base64url")}"` }
+}
 
 export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, maxBodyBytes }: AppOptions) => {
   const mcp = createMcpHandler({ runtime, allowedOrigins, conformanceFixtures: mcpConformanceFixtures, maxBodyBytes })
@@ -158,17 +177,21 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
   for (const api of restApis) {
     const { base, router } = api
     const rest = createRestHandler({ runtime, router, endpoint: base, maxBodyBytes, routes })
-    // Without FIDELIS_PUBLIC_URL the server URL is the one the request reached; only the last is kept,
-    // so Host headers cannot grow a cache.
-    let cached: { readonly origin: string; readonly document: unknown } | undefined
+    // Built on the first request (tens of milliseconds of CPU), then the same bytes for everyone.
+    let served: Promise<ServedDocument> | undefined
     app
       .get(`${base}/openapi.json`, async (event) => {
-        const config = await runtime.runPromise(Config)
-        const origin = publicUrlOf(config, event.url.origin)
-        if (cached?.origin !== origin) {
-          cached = { origin, document: restDocument(api, origin, config.idempotencyTtlSeconds) }
-        }
-        return json(cached.document)
+        served ??= runtime.runPromise(Config).then(
+          (config) => servedDocument(restDocument(api, config.publicUrl, config.idempotencyTtlSeconds)),
+          (error: unknown) => {
+            served = undefined
+            throw error
+          }
+        )
+        const { text, etag } = await served
+        if (event.req.headers.get("if-none-match") === etag)
+          return new Response(null, { status: 304, headers: { etag } })
+        return new Response(text, { headers: { "content-type": "application/json", etag } })
       })
       .all(`${base}/**`, (event) =>
         rest(event.req, {

@@ -62,7 +62,7 @@ export {
   type ImportRowResult
 } from "./clients/contracts.js"
 export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
-export { admit, admitFor, createCallerFactory, settleAdmission, UNNAMED_REQUEST } from "./trpc.js"
+export { admit, admitFor, countCall, createCallerFactory, settleAdmission, UNNAMED_REQUEST } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"
 export { runEffect } from "./trpc.js"
 export { sweepExpired } from "./maintenance.js"

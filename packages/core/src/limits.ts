@@ -9,8 +9,8 @@ import { requestRefusal } from "./problem.js"
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
 /**
- * Calls one HTTP request may carry (a tRPC batch, an MCP JSON-RPC batch): the MCP SDK's own cap,
- * and above the company rate limit, which each call counts against.
+ * Calls one tRPC batch may carry: above the company rate limit, which each call counts against.
+ * An MCP batch has its own, smaller cap (`MAX_BATCH_MESSAGES` in packages/mcp).
  */
 export const MAX_BATCH_CALLS = 100
 

@@ -273,6 +273,15 @@ const authenticate = async (ctx: RequestContext): Promise<Principal> => {
 }
 
 /**
+ * Counts one message of an admitted request that runs no procedure (an MCP `tools/list` or `ping`
+ * in a JSON-RPC batch) as `authenticate` counts a call, so a batch of them costs what as many
+ * requests would; past the budget it throws the 429. The request's own count covers its first.
+ */
+export const countCall = async (ctx: RequestContext): Promise<void> => {
+  await authenticate(ctx)
+}
+
+/**
  * Makes the call owe a count against a budget: made at the start of its next program, so that
  * authentication, rate limit and procedure run as one program. Outside a call (no place to wait),
  * it is made at once.

@@ -142,16 +142,26 @@ const deriveCatalog = (): ReadonlyArray<CatalogEntry> => {
 
 const catalog = deriveCatalog()
 
+/** Each catalogue built so far, by who sees it and the key lifetime it names: a handful per server. */
+const built = new Map<string, ReadonlyArray<CatalogEntry>>()
+
 /**
  * The tools a principal may see: a company key gets its empresa's tools, an admin gets all of
  * them (company tools then need the Fidelis-Empresa header, as on REST). `idempotencyTtlSeconds`
- * is the server's `CoreConfig.idempotencyTtlSeconds`.
+ * is the server's `CoreConfig.idempotencyTtlSeconds`. Built once per catalogue and handed out as
+ * the same array, so a request (or a batch of tools/list) never rebuilds it.
  */
 export const catalogFor = (principal: Principal, idempotencyTtlSeconds: number): ReadonlyArray<CatalogEntry> => {
-  const visible =
-    principal.kind === "admin"
+  const admin = principal.kind === "admin"
+  const name = `${admin ? "admin" : "empresa"}:${idempotencyTtlSeconds}`
+  let entries = built.get(name)
+  if (entries === undefined) {
+    const visible = admin
       ? catalog
       : catalog.filter((entry) => entry.meta.scope === "empresa" && !entry.meta.tool?.adminOnly)
-  const description = idempotencyKeyDescription(idempotencyTtlSeconds)
-  return visible.map((entry) => withIdempotencyArgument(entry, description))
+    const description = idempotencyKeyDescription(idempotencyTtlSeconds)
+    entries = visible.map((entry) => withIdempotencyArgument(entry, description))
+    built.set(name, entries)
+  }
+  return entries
 }

@@ -1,6 +1,7 @@
 import {
   admit,
   Config,
+  countCall,
   DEFAULT_MAX_BODY_BYTES,
   malformedJson,
   problemOf,
@@ -9,7 +10,8 @@ import {
   type CoreRuntime,
   type ErrorCode,
   type Principal,
-  type Problem
+  type Problem,
+  type RequestContext
 } from "@fidelis/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { TRPCError } from "@trpc/server"
@@ -51,8 +53,33 @@ const jsonRpcError = (
   status: number,
   message: string,
   data: { readonly code: ErrorCode; readonly request_id: string },
-  headers: HeadersInit = {}
-) => json(status, { jsonrpc: "2.0", error: { code: -32000, message, data }, id: null }, headers)
+  headers: HeadersInit = {},
+  rpcCode = -32000
+) => json(status, { jsonrpc: "2.0", error: { code: rpcCode, message, data }, id: null }, headers)
+
+/**
+ * Messages one JSON-RPC batch may carry. MCP dropped batches in 2025-06-18 and the SDK client never
+ * sends one; 2025-03-26 clients may, with a few messages. Ten bounds an answer at ten tool lists
+ * (about 1 MB with a company key, 2 MB with an admin's), where the SDK's own cap of 100 let 5 KB
+ * of request ask for 10-21 MB.
+ */
+const MAX_BATCH_MESSAGES = 10
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+/**
+ * Counts every message of the request but its tools/call, whose procedure calls count themselves,
+ * before any of them runs: a batch costs what its messages would cost as requests, and one past the
+ * budget refuses the request with 429. Counted together, so the limiter takes them in one round trip.
+ */
+const countMessages = async (ctx: RequestContext, messages: unknown) => {
+  const uncounted = (Array.isArray(messages) ? messages : [messages]).filter(
+    (message) => !(isRecord(message) && message["method"] === "tools/call")
+  )
+  const counts = await Promise.allSettled(uncounted.map(() => countCall(ctx)))
+  const refused = counts.find((outcome) => outcome.status === "rejected")
+  if (refused !== undefined) throw refused.reason
+}
 
 const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
 
@@ -103,7 +130,7 @@ const messagesOf = (text: string): { messages: unknown; parseError?: string } =>
 /**
  * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
  * is authenticated and counted before any MCP message is read, so those refusals are plain HTTP
- * statuses; every tools/call after the first counts once more.
+ * statuses; every message after the first counts once more (a tools/call when its procedure runs).
  */
 export const createMcpHandler = ({
   runtime,
@@ -138,6 +165,20 @@ export const createMcpHandler = ({
     try {
       principal = await admit(ctx)
       body = messagesOf(await readBody(req, maxBodyBytes))
+      if (Array.isArray(body.messages) && body.messages.length > MAX_BATCH_MESSAGES) {
+        return withHeaders(
+          jsonRpcError(
+            400,
+            `Invalid Request: a batch carries at most ${MAX_BATCH_MESSAGES} messages; ` +
+              `this one has ${body.messages.length}: send them in smaller batches or one by one`,
+            { code: "BAD_REQUEST", request_id: requestId },
+            {},
+            -32600
+          ),
+          ctx.resHeaders
+        )
+      }
+      await countMessages(ctx, body.messages)
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
       const problem = problemOf(error, requestId)

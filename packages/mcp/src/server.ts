@@ -1,6 +1,12 @@
 import { closest, type RequestContext } from "@fidelis/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool
+} from "@modelcontextprotocol/sdk/types.js"
 import { z } from "zod"
 import { callTool, type CallOutcome } from "./call.js"
 import { IDEMPOTENCY_ARGUMENT, type CatalogEntry } from "./catalog.js"
@@ -26,6 +32,18 @@ const instructionsFor = (tools: ReadonlyArray<CatalogEntry>): string => {
   ].join("\n")
 }
 
+/** tools/list's answer and the instructions, once per catalogue (`catalogFor` hands out the same array). */
+const described = new WeakMap<ReadonlyArray<CatalogEntry>, { readonly tools: Tool[]; readonly instructions: string }>()
+
+const descriptionOf = (tools: ReadonlyArray<CatalogEntry>) => {
+  let description = described.get(tools)
+  if (description === undefined) {
+    description = { tools: tools.map((entry) => entry.tool), instructions: instructionsFor(tools) }
+    described.set(tools, description)
+  }
+  return description
+}
+
 /**
  * tools/call registered under a schema that takes any params, so the SDK's Server checks them
  * itself and answers -32602 Invalid params. Under CallToolRequestSchema the dispatcher parses
@@ -48,12 +66,13 @@ export const createServer = (
   fixtures: ReadonlyArray<FixtureTool>,
   escalate: Escalate
 ): Server => {
+  const { tools: listed, instructions } = descriptionOf(tools)
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: instructionsFor(tools) }
+    { capabilities: { tools: {} }, instructions }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...tools.map((entry) => entry.tool), ...fixtures.map((fixture) => fixture.tool)]
+    tools: fixtures.length === 0 ? listed : [...listed, ...fixtures.map((fixture) => fixture.tool)]
   }))
   server.setRequestHandler(AnyToolCall, async (unchecked) => {
     // The Server's own tools/call wrapper has checked the request by now; this only types it.

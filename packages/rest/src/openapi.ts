@@ -26,7 +26,10 @@ export interface OpenApiOptions {
   readonly router: AnyRouter
   readonly title: string
   readonly description: string
-  /** The absolute URL the routes are under, e.g. `https://fidelis.example.com/api/v1/public`. */
+  /**
+   * The URL the routes are under: absolute (`https://fidelis.example.com/api/v1/public`), or relative to
+   * where the document is served (`/api/v1/public`).
+   */
   readonly serverUrl: string
   /** How long the server keeps idempotency keys (`CoreConfig.idempotencyTtlSeconds`). */
   readonly idempotencyTtlSeconds: number
