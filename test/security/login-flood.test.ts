@@ -6,8 +6,8 @@ import { call, fromAddress, manyAddressesEnv, registerAccount, useServer, type A
  * login wait 117 s behind it. Hashing now runs through a bounded queue: past it a login is refused
  * at once with 503 and Retry-After (docs/decisions.md "Password hashing queue"), and the real user
  * gets in by retrying after that. One hashing slot, two waiting places and a cost that takes a
- * good part of a second make the flood overflow on any machine; each flood login comes from its own address, as a botnet's would, so the login
- * throttle does not stop it first.
+ * good part of a second make the flood overflow on any machine; each flood login comes from its
+ * own address, as a botnet's would, so the login throttle does not stop it first.
  */
 
 const server = useServer({
