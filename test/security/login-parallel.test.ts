@@ -38,7 +38,7 @@ const statuses = (answers: ReadonlyArray<Pick<ApiResponse, "status">>) =>
   answers.reduce<Record<number, number>>((count, { status }) => ({ ...count, [status]: (count[status] ?? 0) + 1 }), {})
 
 describe("parallel login tries", () => {
-  it("checks at most 5 of 50 parallel wrong passwords for one account (REST and tRPC), refusing the rest with 429", async () => {
+  it("checks at most 5 of 50 parallel wrong passwords for one account (REST, tRPC); the rest get 429", async () => {
     const { user } = await registerAccount(server)
     const address = "203.0.113.20"
     const answers = await Promise.all(

@@ -33,10 +33,15 @@ export const registerAccount = async (
 }
 
 /**
- * Settings for a server that tests reach as many client addresses: cheap passwords, and the
- * loopback trusted as a proxy, so `fromAddress` names the caller's address.
+ * Settings for a server that tests reach as many client addresses: cheap passwords, a hashing
+ * queue no burst of them fills, and the loopback trusted as a proxy, so `fromAddress` names the
+ * caller's address.
  */
-export const manyAddressesEnv = { FIDELIS_PASSWORD_COST: "10", FIDELIS_TRUSTED_PROXIES: "127.0.0.1" } as const
+export const manyAddressesEnv = {
+  FIDELIS_PASSWORD_COST: "10",
+  FIDELIS_PASSWORD_HASH_QUEUE: "1000",
+  FIDELIS_TRUSTED_PROXIES: "127.0.0.1"
+} as const
 
 /** The headers that make a request come from `address` on a `manyAddressesEnv` server. */
 export const fromAddress = (address: string) => ({ "x-forwarded-for": address })
@@ -95,10 +100,14 @@ export const memberOf = async (server: TestServer, sink: SmtpSink, tenant: Tenan
   return { ...account, clientId: client.id, auth: bearer(account.access_token) }
 }
 
-/** A server's settings for end-user tests: emails to `sink`, cheap passwords, budgets for storms. */
+/**
+ * A server's settings for end-user tests: emails to `sink`, cheap passwords, budgets for storms
+ * (the hashing queue's too: storms register accounts in parallel, on however few cores).
+ */
 export const endUserEnv = (sink: SmtpSink) => ({
   FIDELIS_SMTP_URL: sink.url,
   FIDELIS_PASSWORD_COST: "10",
+  FIDELIS_PASSWORD_HASH_QUEUE: "1000",
   FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "10000",
   FIDELIS_RATE_LIMIT_PER_MINUTE: "10000"
 })

@@ -1,6 +1,7 @@
 import { MEMORY } from "@fidelis/db"
 import { Context, Layer, Redacted } from "effect"
 import { existsSync, readFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { dirname, join, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { z } from "zod"
@@ -68,6 +69,10 @@ export interface AccountsConfig {
   readonly accessTokenSeconds: number
   /** scrypt's cost N as a power of two: 17 (OWASP) in production; tests lower it to stay fast. */
   readonly passwordCost: number
+  /** Password hashes computed at once (each takes a core, and 128 MiB at cost 17): the machine's cores by default. */
+  readonly hashConcurrency: number
+  /** Password hashes that may wait for one of those; past them a request is refused with 503 and Retry-After. */
+  readonly hashQueue: number
   /** Failed logins of one account before each further try waits (2, 4, 8… seconds). */
   readonly loginSlowAfter: number
   /** Failed logins of one account before it is locked for `loginLockSeconds`. */
@@ -138,6 +143,12 @@ export const projectRoot = (self: string = fileURLToPath(import.meta.url), cwd: 
 /** FIDELIS_DATA_DIR as an absolute path: a relative one (the default `data` too) is under `projectRoot()`. */
 export const resolveDataDir = (value: string, root: string = projectRoot()): string =>
   value === MEMORY ? value : resolve(root, value)
+
+/**
+ * Password hashes that may wait per hashing slot by default: at cost 17 one takes about 0.2 s, so
+ * no login waits much more than a second for the queue before it is refused.
+ */
+const HASHES_WAITING_PER_CORE = 4
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 const positiveSeconds = (fallback: number) => z.coerce.number().positive().max(86_400).default(fallback)
@@ -210,6 +221,8 @@ const EnvSchema = z.object({
   ),
   FIDELIS_ACCESS_TOKEN_SECONDS: positiveInt(3600),
   FIDELIS_PASSWORD_COST: z.coerce.number().int().min(10).max(20).default(17),
+  FIDELIS_PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  FIDELIS_PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(100_000).optional(),
   FIDELIS_LOGIN_SLOW_AFTER: positiveInt(5),
   FIDELIS_LOGIN_LOCK_AFTER: positiveInt(10),
   FIDELIS_LOGIN_IP_SLOW_AFTER: positiveInt(20),
@@ -234,6 +247,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     throw new Error(`Invalid configuration: ${lines.join("; ")}`)
   }
   const e = parsed.data
+  const hashConcurrency = e.FIDELIS_PASSWORD_HASH_CONCURRENCY ?? availableParallelism()
   if (e.DATABASE_DIRECT_URL !== undefined && e.DATABASE_URL === undefined)
     throw new Error("Invalid configuration: DATABASE_DIRECT_URL: set only together with DATABASE_URL (a pooler's URL)")
   return {
@@ -268,6 +282,8 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
       jwtSecret: e.FIDELIS_JWT_SECRET === undefined ? undefined : Redacted.make(e.FIDELIS_JWT_SECRET),
       accessTokenSeconds: e.FIDELIS_ACCESS_TOKEN_SECONDS,
       passwordCost: e.FIDELIS_PASSWORD_COST,
+      hashConcurrency,
+      hashQueue: e.FIDELIS_PASSWORD_HASH_QUEUE ?? HASHES_WAITING_PER_CORE * hashConcurrency,
       loginSlowAfter: e.FIDELIS_LOGIN_SLOW_AFTER,
       loginLockAfter: e.FIDELIS_LOGIN_LOCK_AFTER,
       loginIpSlowAfter: e.FIDELIS_LOGIN_IP_SLOW_AFTER,

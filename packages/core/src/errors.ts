@@ -119,10 +119,17 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
   }
 }
 
-/** The database cannot be reached right now; the same request may succeed after `retryAfter` seconds. */
-export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly retryAfter: number }> {
+/**
+ * The service cannot take the request right now: the database cannot be reached, or (with its
+ * `reason`) too much of the work it needs is waiting already; the same request may succeed after
+ * `retryAfter` seconds.
+ */
+export class Unavailable extends Data.TaggedError("Unavailable")<{
+  readonly retryAfter: number
+  readonly reason?: string
+}> {
   override get message() {
-    return "The service is temporarily unavailable; retry in a few seconds"
+    return this.reason ?? "The service is temporarily unavailable; retry in a few seconds"
   }
 }
 
@@ -223,7 +230,9 @@ export const ERROR_KINDS = {
     trpc: "SERVICE_UNAVAILABLE",
     mcp: "http",
     exit: 7,
-    meaning: "The database is unreachable for now; retry after Retry-After seconds"
+    meaning:
+      "The database is unreachable for now, or too many password checks are waiting; " +
+      "retry after Retry-After seconds"
   }
 } as const satisfies Record<DomainError["_tag"], ErrorKind>
 

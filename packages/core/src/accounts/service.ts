@@ -17,7 +17,7 @@ import type {
   UserProfile
 } from "./contracts.js"
 import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
-import { hashPassword, verifyPassword } from "./passwords.js"
+import { hashPassword, PasswordHashing } from "./passwords.js"
 import { canonicalEmail } from "./same-person.js"
 import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
@@ -50,15 +50,19 @@ interface UserRow extends AccountUser {
  */
 export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
   accessors: true,
-  dependencies: [AccessTokens.Default, LoginThrottle.Default, Jobs.Default],
+  dependencies: [AccessTokens.Default, LoginThrottle.Default, PasswordHashing.Default, Jobs.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { accounts: config } = yield* Config
     const tokens = yield* AccessTokens
     const throttle = yield* LoginThrottle
+    const passwords = yield* PasswordHashing
     const jobs = yield* Jobs
 
-    /** A hash to compare against when the email is unknown, so a miss costs what a wrong password does. */
+    /**
+     * A hash to compare against when the email is unknown, so a miss costs what a wrong password
+     * does (made once at start-up, outside the queue: nothing waits on it yet).
+     */
     const decoy = yield* hashPassword(randomBytes(16).toString("hex"), config.passwordCost)
 
     /** A new refresh token of `familyId`, in the caller's transaction. */
@@ -102,7 +106,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * made (docs/decisions.md "Account linking"): its clients' balances show once the email is verified.
      */
     const register = traced("Accounts.register")(function* (input: RegisterInput) {
-      const passwordHash = yield* hashPassword(input.password, config.passwordCost)
+      const passwordHash = yield* passwords.hash(input.password)
       return yield* inTransaction(sql)(
         Effect.gen(function* () {
           if (input.referral_code !== undefined) {
@@ -159,7 +163,9 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       const [user] = yield* sql<UserRow>`
         SELECT id, email, nome, telefone, created_at, password_hash FROM users
         WHERE lower(email) = lower(${input.email})`
-      const matches = yield* verifyPassword(input.password, user?.password_hash ?? decoy)
+      const matches = yield* passwords
+        .verify(input.password, user?.password_hash ?? decoy)
+        .pipe(Effect.tapErrorTag("Unavailable", () => throttle.release(subjects)))
       if (user === undefined || user.password_hash === null || !matches) {
         return yield* new Unauthenticated({ message: LOGIN_FAILED })
       }
@@ -304,7 +310,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * the email counts as verified, and the account's login lockout is lifted.
      */
     const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
-      const passwordHash = yield* hashPassword(password, config.passwordCost)
+      const passwordHash = yield* passwords.hash(password)
       const address = yield* inTransaction(sql)(
         Effect.gen(function* () {
           const { user_id, email } = yield* consume(token, "reset_password")

@@ -93,6 +93,9 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginTh
         locked_until = CASE WHEN failures - 1 >= ${subject.lockAfter} THEN locked_until END
       WHERE subject = ${subject.key}`
 
+    /** A try that checked no password (the hashing queue refused it) counts for nothing. */
+    const release = (subjects: ReadonlyArray<Subject>) => Effect.forEach(subjects, giveBack, { discard: true })
+
     /**
      * A success clears the account's failures (the first subject); the address's keep all but this
      * try's, as the address may be guessing many accounts.
@@ -103,6 +106,6 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginTh
         Effect.forEach(subjects.slice(1), giveBack, { discard: true })
       )
 
-    return { subjectsOf, ...sqlErrorsAsDefects({ reserve, succeeded }) }
+    return { subjectsOf, ...sqlErrorsAsDefects({ reserve, release, succeeded }) }
   })
 }) {}
