@@ -110,7 +110,7 @@ const balanceOf = async (clientId: string) =>
   (await call(setup!.a, `/api/v1/public/points/${clientId}`, { key: setup!.tenant.key })).body.balance as number
 
 describe("a balance the store created, and the address registered by someone else", () => {
-  it("the owner's reset ends the registrant's tokens at once on every process; they never see or spend the points", async () => {
+  it("the owner's reset ends the registrant's tokens at once everywhere; the points stay out of reach", async () => {
     const email = uniqueEmail()
     const { client, reward } = await storeCreated(email, 1000)
     const attacker = await registerAccount(setup!.a, { email, password: "senha-do-atacante" })
