@@ -269,7 +269,11 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return session.user_id
     })
 
-    /** Ends every session of the user on every process: its refresh tokens and its access tokens, at once. */
+    /**
+     * Ends every session of the user on every process: its refresh tokens and its access tokens, at
+     * once (for the account's deletion). Called outside any transaction: inside one, its NOTIFY would
+     * leave only at that one's commit, after the wait for the other processes.
+     */
     const endSessions = traced("Accounts.endSessions")(function* (userId: UserId) {
       yield* cache.userSessionsEnd(endSessionsOf(userId), () => userId)
     })
