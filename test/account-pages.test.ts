@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core"
 import { describe, expect, it } from "vitest"
 import * as phone from "./support/browser.js"
-import { bearer, call, emailedToken, registerAccount, useEndUserServer } from "./support/index.js"
+import { bearer, call, emailedToken, logIn, registerAccount, useEndUserServer } from "./support/index.js"
 
 /**
  * The pages the account emails link to (`/account/verify-email`, `/account/reset-password`) in a
@@ -44,14 +44,18 @@ describe.skipIf(phone.skipBrowser)(`the account email pages in Chromium${phone.b
     // The token stays in the address: the page's HTML does not carry it.
     expect(await page.content()).not.toContain(token(link))
     await phone.expectAccessible(page, "verification page")
-    const me = () => call(server, "/api/v1/users/me", { method: "GET", headers: bearer(account.access_token) })
+    const me = (access: string) => call(server, "/api/v1/users/me", { method: "GET", headers: bearer(access) })
     // Opening the link (as a mail scanner does) verifies nothing: only the button does.
-    expect((await me()).body.email_verified).toBe(false)
+    expect((await me(account.access_token)).body.email_verified).toBe(false)
 
     await page.getByRole("button", { name: "Confirmar meu e-mail" }).click()
-    await phone.textOf(page.locator("#outcome")).toBe("E-mail confirmado! Você já pode voltar ao aplicativo.")
+    await phone
+      .textOf(page.locator("#outcome"))
+      .toBe("E-mail confirmado! Entre de novo no aplicativo para ver seus pontos.")
     expect(await page.locator("#outcome").getAttribute("aria-live")).toBe("polite")
-    expect((await me()).body.email_verified).toBe(true)
+    // The proof ended the session opened before it; a new login sees the address verified.
+    expect((await me(account.access_token)).status).toBe(401)
+    expect((await me((await logIn(server, account.user.email)).access_token)).body.email_verified).toBe(true)
     await phone.expectAccessible(page, "email verified")
 
     await open(link)

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { SignJWT } from "jose"
+import { decodeJwt, SignJWT } from "jose"
 import { afterAll, describe, expect, it } from "vitest"
 import { startSmtpSink, type SmtpSink } from "../packages/core/test/smtp-sink.js"
 import {
@@ -43,9 +43,15 @@ const register = (body: Record<string, unknown> = {}) => registerAccount(server,
 
 const me = (token: string) => call(server, "/api/v1/users/me", { headers: bearer(token) })
 
+/** The session an access token names (its `sid`). */
+const sessionOf = (token: string): string => decodeJwt(token)["sid"] as string
+
 /** A token signed with the server's key (or another), as an attacker or a clock would make it. */
-const signed = (sub: string, options: { alg?: string; kid?: string; secret?: string; exp?: number } = {}) =>
-  new SignJWT({})
+const signed = (
+  sub: string,
+  options: { alg?: string; kid?: string; secret?: string; exp?: number; sid?: string } = {}
+) =>
+  new SignJWT(options.sid === undefined ? {} : { sid: options.sid })
     .setProtectedHeader({ alg: options.alg ?? "HS256", kid: options.kid ?? KID })
     .setIssuer("fidelis")
     .setAudience("fidelis-end-user")
@@ -169,10 +175,17 @@ describe("bearer authentication", () => {
     expect(res.body.detail).toMatch(/Authorization: Bearer/)
   })
 
-  it("refuses expired, forged, other-algorithm, unsigned and unknown-kid tokens", async () => {
-    const { user } = await register()
+  it("refuses expired, forged, other-algorithm, unsigned, unknown-kid and session-less tokens", async () => {
+    const { user, access_token } = await register()
     const sub = user.id
-    expect((await me(await signed(sub))).status).toBe(200)
+    const sid = sessionOf(access_token)
+    expect((await me(await signed(sub, { sid }))).status).toBe(200)
+    // Issued before access tokens named their session: refused, and the refresh token gives one that does.
+    const sessionless = await me(await signed(sub))
+    expectInvalidToken(sessionless)
+    expect(sessionless.body.detail).toMatch(/refresh it/)
+    // Another user's session is not this user's.
+    expectInvalidToken(await me(await signed(sub, { sid: sessionOf((await register()).access_token) })))
     const expired = await me(await signed(sub, { exp: Math.floor(Date.now() / 1000) - 10 }))
     expectInvalidToken(expired)
     expect(expired.body.detail).toMatch(/expired/)
@@ -251,7 +264,10 @@ describe("email verification, password reset and account linking", () => {
     const { token, text } = await emailedToken(email, "verify_email")
     expect(text).toContain("/account/verify-email?token=")
     expect((await post("/auth/verify-email", { token })).status).toBe(200)
-    const after = await me(session.access_token)
+    // The proof ended the session opened before it: the app logs in again, and the points show.
+    expectInvalidToken(await me(session.access_token))
+    const again = await post("/auth/login", { email, password: "segredo123" })
+    const after = await me(again.body.access_token)
     expect(after.body).toMatchObject({ email_verified: true, stats: { total_points: 40, total_stores: 1 } })
     expect((await post("/auth/verify-email", { token })).status).toBe(404)
   })
@@ -260,10 +276,11 @@ describe("email verification, password reset and account linking", () => {
     const client = await createClient(server, tenant, { email: uniqueEmail(), cpf: "39053344705" })
     await call(server, "/api/v1/public/points/credit", { key: tenant.key, body: { client_id: client.id, points: 9 } })
     const email = uniqueEmail()
-    const session = await register({ email, cpf: "39053344705" })
+    await register({ email, cpf: "39053344705" })
     const { token } = await emailedToken(email, "verify_email")
     expect((await post("/auth/verify-email", { token })).status).toBe(200)
-    expect((await me(session.access_token)).body.stats.total_points).toBe(0)
+    const again = await post("/auth/login", { email, password: "segredo123" })
+    expect((await me(again.body.access_token)).body.stats.total_points).toBe(0)
   })
 
   it("resets a password through the emailed link once, ending every session", async () => {

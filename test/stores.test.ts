@@ -37,12 +37,14 @@ const get = (path: string, user: EndUser) => call(server, `/api/v1${path}`, { he
 const putProfile = (tenant: Tenant, body: unknown) =>
   call(server, "/api/v1/public/store-profile", { method: "PUT", key: tenant.key, body })
 
+/** The user once the email is verified: the proof ended the registration's session, so with the new login's token. */
+const verified = async (user: EndUser): Promise<EndUser> => ({
+  ...user,
+  token: (await verifyEmail(server, sink, user.email)).access_token
+})
+
 /** A registered user whose email is verified, so the stores' client records show. */
-const verifiedUser = async (body: Record<string, unknown> = {}) => {
-  const user = await registerUser(server, body)
-  await verifyEmail(server, sink, user.email)
-  return user
-}
+const verifiedUser = async (body: Record<string, unknown> = {}) => verified(await registerUser(server, body))
 
 const UNKNOWN_STORE = "00000000-0000-4000-8000-000000000000"
 
@@ -180,10 +182,10 @@ describe("wallets and timeline", () => {
     await creditPoints(server, padaria, atPadaria.id, 200)
     await generateCoupon(server, padaria, { client_id: atPadaria.id, points: 120 })
     await creditPoints(server, cafe, atCafe.id, 40)
-    const user = await registerUser(server, { email })
-    expect((await get("/establishments/user/wallets", user)).body).toEqual({ wallets: [] })
-    expect((await get(`/establishments/stores/${padaria.empresa.id}/wallet`, user)).status).toBe(404)
-    await verifyEmail(server, sink, email)
+    const registered = await registerUser(server, { email })
+    expect((await get("/establishments/user/wallets", registered)).body).toEqual({ wallets: [] })
+    expect((await get(`/establishments/stores/${padaria.empresa.id}/wallet`, registered)).status).toBe(404)
+    const user = await verified(registered)
 
     const wallets = (await get("/establishments/user/wallets", user)).body.wallets
     expect(wallets).toHaveLength(2)
@@ -283,8 +285,9 @@ const walletAt = async (store: Tenant, user: EndUser) => get(`/establishments/st
 
 /** A referrer, and a verified friend who registered with the referrer's code and is a client of `store`. */
 const referredAt = async (store: Tenant, referrer: EndUser) => {
-  const friend = await registerUser(server, { referral_code: await codeOf(referrer), nome: "Bia Amiga" })
-  await verifyEmail(server, sink, friend.email)
+  const friend = await verified(
+    await registerUser(server, { referral_code: await codeOf(referrer), nome: "Bia Amiga" })
+  )
   const client = await createClient(server, store, { email: friend.email, nome: "Bia Amiga" })
   return { friend, client }
 }
@@ -343,10 +346,10 @@ describe("referral completion", () => {
     const friend = await registerUser(server, { referral_code: await codeOf(referrer) })
     const client = await createClient(server, store, { email: friend.email })
     await creditPoints(server, store, client.id, 10)
-    await verifyEmail(server, sink, friend.email)
-    expect((await walletAt(store, friend)).body.saldo_pontos).toBe(10)
+    const owner = await verified(friend)
+    expect((await walletAt(store, owner)).body.saldo_pontos).toBe(10)
     await creditPoints(server, store, client.id, 10)
-    expect((await walletAt(store, friend)).body.saldo_pontos).toBe(70)
+    expect((await walletAt(store, owner)).body.saldo_pontos).toBe(70)
   })
 
   it("credits the bonuses once when the referred user earns in parallel", async () => {

@@ -73,18 +73,28 @@ export const emailedToken = async (sink: SmtpSink, to: string, kind: "verify_ema
   }
 }
 
-/** Verifies the account's email through the link the server mailed to it. */
-export const verifyEmail = async (server: TestServer, sink: SmtpSink, email: string) => {
+/** Logs in through the end-user API (password `segredo123` unless told). */
+export const logIn = async (server: TestServer, email: string, password = "segredo123"): Promise<AccountSession> => {
+  const res = await call(server, "/api/v1/auth/login", { body: { email, password } })
+  if (res.status !== 200) throw new Error(`login: ${res.status} ${JSON.stringify(res.body)}`)
+  return res.body as AccountSession
+}
+
+/**
+ * Verifies the account's email through the link the server mailed to it. The proof ends every
+ * session opened before it, so this logs in again, as the app does, and returns the new session.
+ */
+export const verifyEmail = async (server: TestServer, sink: SmtpSink, email: string, password?: string) => {
   const { token } = await emailedToken(sink, email, "verify_email")
   const res = await call(server, "/api/v1/auth/verify-email", { body: { token } })
   if (res.status !== 200) throw new Error(`verify-email: ${res.status} ${JSON.stringify(res.body)}`)
+  return logIn(server, email, password)
 }
 
 /** A registered account whose email is verified, so its stores' client records (balances) show. */
 export const verifiedUser = async (server: TestServer, sink: SmtpSink): Promise<AccountSession> => {
   const account = await registerAccount(server)
-  await verifyEmail(server, sink, account.user.email)
-  return account
+  return verifyEmail(server, sink, account.user.email)
 }
 
 export interface Member extends AccountSession {

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { authEntries, type Authenticated } from "../src/auth/cache.js"
-import type { EmpresaId, KeyId } from "../src/ids.js"
+import { authEntries, type Authenticated, type VerifiedToken } from "../src/auth/cache.js"
+import type { EmpresaId, KeyId, UserId } from "../src/ids.js"
 
 const grant = (key: string, empresa = "e1"): Authenticated => {
   const [keyId, empresaId] = [key as KeyId, empresa as EmpresaId]
   return { principal: { kind: "company", keyId, empresaId }, bucket: `key:${keyId}`, keyId, empresaId }
 }
+
+const token = (user: string, session: string): VerifiedToken => ({ userId: user as UserId, sessionId: session })
 
 /** A lookup as ApiKeys.authenticate makes one: note the epoch, read the database, then offer the result. */
 const lookup = (entries: ReturnType<typeof authEntries>, hash: string, value: Authenticated) => {
@@ -59,5 +61,36 @@ describe("cached authentications on a shared database", () => {
     expect([entries.get("h1"), entries.get("h2"), entries.get("h3")]).toEqual([undefined, grant("k2", "e2"), undefined])
     entries.message("empresa:e2")
     expect(entries.get("h2")).toBeUndefined()
+  })
+
+  it("evicts access tokens by session and by user, and keeps out a token lookup an ended session overtook", () => {
+    const entries = authEntries({ live: true })
+    const later = Date.now() + 60_000
+    const tokenLookup = (digest: string, value: VerifiedToken) => {
+      const since = entries.epoch()
+      return () => entries.putToken(digest, value, later, since)
+    }
+    tokenLookup("t1", token("u1", "s1"))()
+    tokenLookup("t2", token("u1", "s2"))()
+    tokenLookup("t3", token("u2", "s3"))()
+    lookup(entries, "h1", grant("k1"))()
+    const overtaken = tokenLookup("t4", token("u2", "s4"))
+    entries.message("session:s1")
+    overtaken()
+    expect([entries.token("t1"), entries.token("t2"), entries.token("t4")]).toEqual([
+      undefined,
+      token("u1", "s2"),
+      undefined
+    ])
+    entries.message("user:u2")
+    expect([entries.token("t2"), entries.token("t3"), entries.get("h1")]).toEqual([
+      token("u1", "s2"),
+      undefined,
+      grant("k1")
+    ])
+    // Kept no longer than the token itself lives.
+    const since = entries.epoch()
+    entries.putToken("t5", token("u3", "s5"), Date.now() - 1, since)
+    expect(entries.token("t5")).toBeUndefined()
   })
 })

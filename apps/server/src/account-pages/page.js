@@ -32,7 +32,8 @@ verify?.addEventListener("submit", async (event) => {
   event.preventDefault()
   if (busy) return
   const result = await post(verify, "verify-email", { token })
-  if (result.ok) return report("E-mail confirmado! Você já pode voltar ao aplicativo.", true)
+  // The proof ended every session opened before it (docs/decisions.md "Access tokens die with their session").
+  if (result.ok) return report("E-mail confirmado! Entre de novo no aplicativo para ver seus pontos.", true)
   report(result.status === 404 ? USED : messageOf(result), false)
 })
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { resetPasswordMessage, verifyEmailMessage } from "../email/render.js"
+import { resetPasswordMessage, verifyEmailMessage, type AccountLink } from "../email/render.js"
 import { Mailer } from "../email/transport.js"
 import { JobFailed, type ClaimedJob, type JobDone } from "../jobs/contracts.js"
 import type { JobHandler } from "../jobs/worker.js"
@@ -44,6 +44,36 @@ export class AccountMail extends Effect.Service<AccountMail>()("core/AccountMail
     const tokens = yield* AccessTokens
     const mailer = yield* Mailer
 
+    const linkOf = (publicUrl: string, row: TokenRow, id: string, purpose: LinkPurpose) =>
+      Effect.map(
+        tokens.sign("link", row.user_id, new Date(row.expires_at), { purpose, jti: id }),
+        (token): AccountLink => ({
+          nome: row.nome,
+          url: `${publicUrl}${PAGES[purpose]}?token=${token}`,
+          token,
+          validHours: LINK_LIFETIMES[row.purpose] / 3600
+        })
+      )
+
+    /**
+     * The verification message: the stores that already keep points for the address, and a claim
+     * link for its owner should someone else have registered it: a password reset that lasts as long
+     * as the verification (docs/decisions.md "Access tokens die with their session").
+     */
+    const verification = (publicUrl: string, row: TokenRow, link: AccountLink) =>
+      Effect.gen(function* () {
+        const [claim] = yield* sql<{ id: string; stores: string[] }>`
+          WITH claim AS (
+            INSERT INTO account_tokens (user_id, purpose, email, expires_at)
+            VALUES (${row.user_id}, 'reset_password', ${row.email}, ${row.expires_at})
+            RETURNING id
+          )
+          SELECT claim.id, array(SELECT e.name FROM clients c JOIN empresas e ON e.id = c.empresa_id
+                                 WHERE c.user_id = ${row.user_id} ORDER BY e.name) AS stores
+          FROM claim`
+        return verifyEmailMessage(link, yield* linkOf(publicUrl, row, claim!.id, "reset_password"), claim!.stores)
+      })
+
     const deliver = (publicUrl: string) => (job: ClaimedJob) =>
       Effect.gen(function* () {
         const [row] = yield* sql<TokenRow>`
@@ -52,17 +82,9 @@ export class AccountMail extends Effect.Service<AccountMail>()("core/AccountMail
           FROM account_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = ${String(job.payload["token_id"])}::uuid`
         if (row === undefined || !row.live) return { outcome: "link used or expired" } satisfies JobDone
-        const token = yield* tokens.sign("link", row.user_id, new Date(row.expires_at), {
-          purpose: row.purpose,
-          jti: row.id
-        })
-        const link = {
-          nome: row.nome,
-          url: `${publicUrl}${PAGES[row.purpose]}?token=${token}`,
-          token,
-          validHours: LINK_LIFETIMES[row.purpose] / 3600
-        }
-        const rendered = row.purpose === "verify_email" ? verifyEmailMessage(link) : resetPasswordMessage(link)
+        const link = yield* linkOf(publicUrl, row, row.id, row.purpose)
+        const rendered =
+          row.purpose === "verify_email" ? yield* verification(publicUrl, row, link) : resetPasswordMessage(link)
         yield* mailer.send({
           to: row.email,
           ...rendered,

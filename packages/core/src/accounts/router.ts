@@ -68,7 +68,7 @@ export const authRouter = router({
         summary: "Exchange a refresh token for a new pair",
         description:
           "Each refresh token works once. Presenting one that was already exchanged ends the whole session " +
-          "(every token of that login), as it may have been stolen."
+          "(every refresh and access token of that login, at once), as it may have been stolen."
       }
     })
     .input(RefreshInput)
@@ -77,7 +77,13 @@ export const authRouter = router({
 
   logout: accountProcedure
     .meta({
-      openapi: { method: "POST", path: "/auth/logout", tags, summary: "End the session of a refresh token" }
+      openapi: {
+        method: "POST",
+        path: "/auth/logout",
+        tags,
+        summary: "End the session of a refresh token",
+        description: "Its refresh token and every access token issued with it stop working at once."
+      }
     })
     .input(LogoutInput)
     .output(Message)
@@ -91,7 +97,9 @@ export const authRouter = router({
         path: "/auth/verify-email",
         tags,
         summary: "Verify the account's email with the emailed token",
-        description: "Each link works once; a used, expired or altered one is a 404."
+        description:
+          "Each link works once; a used, expired or altered one is a 404. The proof ends every session opened " +
+          "before it: log in again to see the stores' points."
       }
     })
     .input(VerifyEmailInput)
@@ -121,7 +129,7 @@ export const authRouter = router({
         path: "/auth/reset-password",
         tags,
         summary: "Set a new password with the emailed token",
-        description: "Logs out every session of the account. Each link works once."
+        description: "Ends every session of the account, its access tokens included, at once. Each link works once."
       }
     })
     .input(ResetPasswordInput)

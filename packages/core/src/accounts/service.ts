@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
+import { AuthCache } from "../auth/cache.js"
 import { Config } from "../config.js"
 import { humanCode } from "../codes.js"
 import { Conflict, NotFound, Unauthenticated, ValidationFailed } from "../errors.js"
@@ -31,6 +33,7 @@ export const REFRESH_LIFETIME_SECONDS = { normal: 7 * DAY, rememberMe: 30 * DAY 
 
 const LOGIN_FAILED = "Invalid email or password"
 const REFRESH_FAILED = "Invalid, expired or revoked refresh token: log in again"
+const SESSION_ENDED = "Session ended: log in again"
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest("hex")
 
@@ -44,13 +47,14 @@ interface UserRow extends AccountUser {
 
 /**
  * End-user accounts and sessions (design.md "End user"; docs/decisions.md "End-user accounts").
- * An access token is a JWT (AccessTokens); a session is a family of opaque refresh tokens of which
- * exactly one is live: each refresh rotates it, and presenting a rotated one again revokes the
- * family (theft detection).
+ * A session is a `sessions` row: a family of opaque refresh tokens of which exactly one is live
+ * (each refresh rotates it, and presenting a rotated one again ends the session: theft detection),
+ * and the access tokens (JWTs, AccessTokens) issued with them, which name it (`sid`) and die with it
+ * (docs/decisions.md "Access tokens die with their session").
  */
 export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
   accessors: true,
-  dependencies: [AccessTokens.Default, LoginThrottle.Default, PasswordHashing.Default, Jobs.Default],
+  dependencies: [AccessTokens.Default, AuthCache.Default, LoginThrottle.Default, PasswordHashing.Default, Jobs.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { accounts: config } = yield* Config
@@ -58,6 +62,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const throttle = yield* LoginThrottle
     const passwords = yield* PasswordHashing
     const jobs = yield* Jobs
+    const cache = yield* AuthCache
 
     /**
      * A hash to compare against when the email is unknown, so a miss costs what a wrong password
@@ -65,7 +70,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      */
     const decoy = yield* hashPassword(randomBytes(16).toString("hex"), config.passwordCost)
 
-    /** A new refresh token of `familyId`, in the caller's transaction. */
+    /** A new refresh token of the session `familyId`, in the caller's transaction. */
     const issueRefresh = (userId: UserId, familyId: string, lifetime: number, rememberMe: boolean) =>
       Effect.gen(function* () {
         const token = newRefreshToken()
@@ -75,21 +80,45 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         return token
       })
 
-    const accessFor = (userId: UserId) =>
-      tokens.sign("access", userId, new Date(Date.now() + config.accessTokenSeconds * 1000))
+    const accessFor = (userId: UserId, sessionId: string) =>
+      tokens.sign("access", userId, new Date(Date.now() + config.accessTokenSeconds * 1000), { sid: sessionId })
 
     const pairOf = (userId: UserId, familyId: string, rememberMe: boolean) =>
       Effect.gen(function* () {
         const lifetime = rememberMe ? REFRESH_LIFETIME_SECONDS.rememberMe : REFRESH_LIFETIME_SECONDS.normal
         const refresh_token = yield* issueRefresh(userId, familyId, lifetime, rememberMe)
         return {
-          access_token: yield* accessFor(userId),
+          access_token: yield* accessFor(userId, familyId),
           refresh_token,
           token_type: "bearer",
           expires_in: config.accessTokenSeconds,
           refresh_expires_in: lifetime
         } satisfies TokenPair
       })
+
+    /**
+     * Opens a session for a login with the password it checked, in the caller's transaction; none
+     * (a refusal) when the password changed meanwhile. The row lock makes a password reset that began
+     * meanwhile wait for this commit and then end the session, so no login that checked the old
+     * password outlives the reset.
+     */
+    const openSession = (userId: UserId, passwordHash: string, rememberMe: boolean) =>
+      Effect.gen(function* () {
+        const [session] = yield* sql<{ id: string }>`
+          INSERT INTO sessions (user_id)
+          SELECT id FROM users WHERE id = ${userId} AND password_hash = ${passwordHash} FOR SHARE
+          RETURNING id`
+        if (session === undefined) return yield* new Unauthenticated({ message: LOGIN_FAILED })
+        return yield* pairOf(userId, session.id, rememberMe)
+      })
+
+    /** Ends every live session of the user, in the caller's transaction (its eviction: `userSessionsEnd`). */
+    const endSessionsOf = (userId: UserId) =>
+      sql`UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL`
+
+    /** Runs the statement that ends a session (returning its id if it did); evicts its access tokens everywhere. */
+    const endSession = (write: Effect.Effect<ReadonlyArray<{ readonly id: string }>, SqlError>) =>
+      cache.sessionEnd(write, ([ended]) => ended?.id)
 
     /** Queues an account email (verification, reset) in the caller's transaction. */
     const sendLink = (userId: UserId, email: string, purpose: LinkPurpose) =>
@@ -147,7 +176,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
             })
           }
           yield* sendLink(user.id, user.email, "verify_email")
-          const pair = yield* pairOf(user.id, crypto.randomUUID(), false)
+          const pair = yield* openSession(user.id, passwordHash, false)
           return { message: "Account created; a verification link was sent to the email", user, ...pair } as Session
         })
       )
@@ -171,55 +200,62 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       }
       yield* throttle.succeeded(subjects)
       const { password_hash: _, ...shown } = user
-      const pair = yield* inTransaction(sql)(pairOf(user.id, crypto.randomUUID(), input.remember_me))
+      const pair = yield* inTransaction(sql)(openSession(user.id, user.password_hash, input.remember_me))
       return { message: "Logged in", user: shown, ...pair } as Session
     })
 
     /**
-     * Rotates a refresh token. The rotation is one conditional UPDATE, so of concurrent refreshes
-     * with one token exactly one rotates it; every other presentation of a rotated token (a replay,
-     * or one of those concurrent losers) revokes the whole family, the new token included.
+     * Rotates a refresh token of a live session. The rotation is one conditional UPDATE, so of
+     * concurrent refreshes with one token exactly one rotates it; every other presentation of a
+     * rotated token (a replay, or one of those concurrent losers) ends the session, the new tokens
+     * included.
      */
     const refresh = traced("Accounts.refresh")(function* (token: string) {
       const hash = sha256(token)
       const rotated = yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [row] = yield* sql<{ user_id: UserId; family_id: string; remember_me: boolean }>`
-            UPDATE refresh_tokens SET rotated_at = now()
-            WHERE token_hash = ${hash} AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > now()
-            RETURNING user_id, family_id, remember_me`
+            UPDATE refresh_tokens t SET rotated_at = now()
+            FROM sessions s
+            WHERE t.token_hash = ${hash} AND t.rotated_at IS NULL AND t.expires_at > now()
+              AND s.id = t.family_id AND s.ended_at IS NULL
+            RETURNING t.user_id, t.family_id, t.remember_me`
           if (row === undefined) return undefined
           return yield* pairOf(row.user_id, row.family_id, row.remember_me)
         })
       )
       if (rotated !== undefined) return rotated
-      yield* sql`
-        UPDATE refresh_tokens SET revoked_at = now()
-        WHERE revoked_at IS NULL
-          AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${hash} AND rotated_at IS NOT NULL)`
+      yield* endSession(sql<{ id: string }>`
+        UPDATE sessions SET ended_at = now()
+        WHERE ended_at IS NULL
+          AND id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${hash} AND rotated_at IS NOT NULL)
+        RETURNING id`)
       return yield* new Unauthenticated({ message: REFRESH_FAILED })
     })
 
     /** Ends the session the token belongs to; an unknown token changes nothing and says so no differently. */
     const logout = traced("Accounts.logout")(function* (token: string) {
-      yield* sql`
-        UPDATE refresh_tokens SET revoked_at = now()
-        WHERE revoked_at IS NULL
-          AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${sha256(token)})`
+      yield* endSession(sql<{ id: string }>`
+        UPDATE sessions SET ended_at = now()
+        WHERE ended_at IS NULL AND id = (SELECT family_id FROM refresh_tokens WHERE token_hash = ${sha256(token)})
+        RETURNING id`)
       return { message: "Logged out" }
     })
 
-    const verified = verifiedTokens()
+    const verified = verifiedTokens(cache)
 
     /**
-     * The registered user an access token names, when it was verified recently: a plain function, so
-     * a request's admission can read it without running a program.
+     * The registered user an access token names, when it was verified recently and its session has
+     * not ended since: a plain function, so a request's admission can read it without running a
+     * program.
      */
-    const knownUser = (token: string) => verified.get(token)
+    const knownUser = (token: string) => verified.get(token)?.userId
 
     /**
-     * The user an access token names, verified (admission asks `knownUser` first, so this is a
-     * token's first use here); refusals carry the reason for the WWW-Authenticate header.
+     * The user an access token names, verified, while its session lives (admission asks `knownUser`
+     * first, so this is a token's first use here, or its first since an eviction); refusals carry the
+     * reason for the WWW-Authenticate header. A token without a session (`sid`: issued before sessions
+     * were checked) is refused, and its refresh token gives one that has it.
      */
     const authenticate = traced("Accounts.authenticate")(function* (token: string) {
       const { payload, current } = yield* tokens.verify(token, "access").pipe(
@@ -230,11 +266,29 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
             })
         )
       )
-      const [user] = yield* sql<{ id: UserId }>`
-        SELECT id FROM users WHERE id = ${payload.sub ?? ""}::uuid AND password_hash IS NOT NULL`
-      if (user === undefined) return yield* new Unauthenticated({ message: "Invalid access token" })
-      if (current && payload.exp !== undefined) verified.put(token, user.id, payload.exp)
-      return user.id
+      const sessionId = payload["sid"]
+      if (typeof sessionId !== "string" || payload.sub === undefined) {
+        return yield* new Unauthenticated({ message: "Access token without a session: refresh it" })
+      }
+      const since = verified.epoch()
+      const [session] = yield* sql<{ user_id: UserId }>`
+        SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = ${sessionId}::uuid AND s.user_id = ${payload.sub}::uuid AND s.ended_at IS NULL
+          AND u.password_hash IS NOT NULL`
+      if (session === undefined) return yield* new Unauthenticated({ message: SESSION_ENDED })
+      if (current && payload.exp !== undefined) {
+        verified.put(token, { userId: session.user_id, sessionId }, payload.exp, since)
+      }
+      return session.user_id
+    })
+
+    /**
+     * Ends every session of the user on every process: its refresh tokens and its access tokens, at
+     * once (for the account's deletion). Called outside any transaction: inside one, its NOTIFY would
+     * leave only at that one's commit, after the wait for the other processes.
+     */
+    const endSessions = traced("Accounts.endSessions")(function* (userId: UserId) {
+      yield* cache.userSessionsEnd(endSessionsOf(userId), () => userId)
     })
 
     const me = traced("Accounts.me")(function* (userId: UserId) {
@@ -283,14 +337,24 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       sql`UPDATE users SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now()
           WHERE id = ${userId} AND lower(email) = lower(${email})`
 
+    /**
+     * The proof of the address: the stores' balances show from now on, and only to sessions opened
+     * after it, so every earlier session ends (whoever registered the address, the proof was not
+     * theirs to give: docs/decisions.md "Access tokens die with their session").
+     */
     const verifyEmail = traced("Accounts.verifyEmail")(function* (token: string) {
-      yield* inTransaction(sql)(
-        Effect.gen(function* () {
-          const { user_id, email } = yield* consume(token, "verify_email")
-          yield* markVerified(user_id, email)
-        })
+      yield* cache.userSessionsEnd(
+        inTransaction(sql)(
+          Effect.gen(function* () {
+            const { user_id, email } = yield* consume(token, "verify_email")
+            yield* markVerified(user_id, email)
+            yield* endSessionsOf(user_id)
+            return user_id
+          })
+        ),
+        (userId) => userId
       )
-      return { message: "Email verified" }
+      return { message: "Email verified; log in again to see your points at the stores" }
     })
 
     /** Always the same answer, whether or not the email has an account (no enumeration). */
@@ -307,20 +371,23 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
 
     /**
      * Sets a new password and ends every session. The link proves the mailbox is the account's, so
-     * the email counts as verified, and the account's login lockout is lifted.
+     * the email counts as verified (its other links are used up), and the account's login lockout is
+     * lifted.
      */
     const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
       const passwordHash = yield* passwords.hash(password)
-      const address = yield* inTransaction(sql)(
-        Effect.gen(function* () {
-          const { user_id, email } = yield* consume(token, "reset_password")
-          yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`
-          yield* markVerified(user_id, email)
-          yield* sql`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = ${user_id} AND revoked_at IS NULL`
-          yield* sql`UPDATE account_tokens SET used_at = now()
-                     WHERE user_id = ${user_id} AND purpose = 'reset_password' AND used_at IS NULL`
-          return email
-        })
+      const { email: address } = yield* cache.userSessionsEnd(
+        inTransaction(sql)(
+          Effect.gen(function* () {
+            const { user_id, email } = yield* consume(token, "reset_password")
+            yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`
+            yield* markVerified(user_id, email)
+            yield* endSessionsOf(user_id)
+            yield* sql`UPDATE account_tokens SET used_at = now() WHERE user_id = ${user_id} AND used_at IS NULL`
+            return { user_id, email }
+          })
+        ),
+        ({ user_id }) => user_id
       )
       yield* throttle.succeeded(throttle.subjectsOf(address, undefined))
       return { message: "Password changed; every session was logged out" }
@@ -337,7 +404,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         updateProfile,
         verifyEmail,
         requestPasswordReset,
-        resetPassword
+        resetPassword,
+        endSessions
       }),
       knownUser
     }

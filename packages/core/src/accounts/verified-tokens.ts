@@ -1,29 +1,21 @@
 import { createHash } from "node:crypto"
-import { expiringMap } from "../expiring-map.js"
-import type { UserId } from "../ids.js"
-
-/**
- * A backstop only. No operation takes a registered user's account away (there is no deletion, and a
- * password is only ever replaced), so what a cached entry says stays true until the token expires;
- * the minute bounds how long a user removed by hand in the database keeps working.
- */
-const TTL_MS = 60_000
-const MAX_ENTRIES = 10_000
+import type { AuthCache, VerifiedToken } from "../auth/cache.js"
 
 const digestOf = (token: string) => createHash("sha256").update(token).digest("base64")
 
 /**
- * Access tokens verified recently and the registered user each names, by the token's digest, so a
- * bearer request is admitted without a signature check or a round trip (docs/decisions.md "Verified
- * access tokens"). Only tokens signed with the process's current key are put here: an older key is
- * read on every use so that retiring it ends its tokens at once.
+ * Access tokens verified recently, with the user and session each names, by the token's digest, so
+ * a bearer request is admitted without a signature check or a round trip (docs/decisions.md
+ * "Verified access tokens"). They live in the auth cache beside the API keys, so the end of a
+ * session (or of every session of a user) evicts them on every process the way a key's revocation
+ * does ("Access tokens die with their session"). Only tokens signed with the process's current key
+ * are put here: an older key is read on every use so that retiring it ends its tokens at once.
  */
-export const verifiedTokens = () => {
-  const entries = expiringMap<string, UserId>(MAX_ENTRIES)
-  return {
-    get: (token: string): UserId | undefined => entries.get(digestOf(token)),
-    /** `expiresAt`: the token's own expiry (its `exp`, epoch seconds). */
-    put: (token: string, userId: UserId, expiresAt: number) =>
-      entries.set(digestOf(token), userId, Math.min(expiresAt * 1000, Date.now() + TTL_MS))
-  }
-}
+export const verifiedTokens = (cache: AuthCache) => ({
+  get: (token: string): VerifiedToken | undefined => cache.token(digestOf(token)),
+  /** Where a lookup begins: what it finds is kept only if nothing was evicted meanwhile. */
+  epoch: cache.epoch,
+  /** `expiresAt`: the token's own expiry (its `exp`, epoch seconds). */
+  put: (token: string, value: VerifiedToken, expiresAt: number, since: number) =>
+    cache.putToken(digestOf(token), value, expiresAt * 1000, since)
+})

@@ -203,12 +203,45 @@ export interface AccountLink {
 const tokenNote = (link: AccountLink) =>
   `O link vale por ${link.validHours} horas e só pode ser usado uma vez. Código para o aplicativo: ${link.token}`
 
-/** The link that verifies an account's email (and shows its stores' points). */
-export const verifyEmailMessage = (link: AccountLink): Rendered =>
+/** `a`, `a e b`, `a, b e c`, `a, b, c e mais 2 lojas`. */
+const storeList = (names: ReadonlyArray<string>) => {
+  const shown = names.slice(0, 3)
+  const rest = names.length - shown.length
+  const items = rest > 0 ? [...shown, `mais ${rest} ${rest === 1 ? "loja" : "lojas"}`] : shown
+  return items.length === 1 ? items[0]! : `${items.slice(0, -1).join(", ")} e ${items.at(-1)}`
+}
+
+/**
+ * The link that verifies an account's email (and shows its stores' points), and the way in for the
+ * address's owner when someone else registered it: a claim link, a password reset that ends every
+ * session (docs/decisions.md "Access tokens die with their session"). `stores`: the stores that
+ * already keep points for this address, said plainly, since confirming hands them to the account.
+ */
+export const verifyEmailMessage = (link: AccountLink, claim: AccountLink, stores: ReadonlyArray<string>): Rendered =>
   layout({
     subject: "Confirme seu e-mail no Fidelis",
-    intro: [`Olá, ${link.nome}!`, "Confirme este e-mail para ver seus pontos em todas as lojas."],
-    sections: [{ lines: [], note: tokenNote(link), link: { label: "Confirmar e-mail", url: link.url } }],
+    intro: [
+      `Olá, ${link.nome}!`,
+      "Uma conta do Fidelis foi criada com este endereço. Se foi você, confirme este e-mail para ver seus pontos " +
+        "em todas as lojas; depois, entre de novo no aplicativo.",
+      ...(stores.length === 0
+        ? []
+        : [
+            `Este endereço já tem pontos em ${storeList(stores)}. Ao confirmar, eles passam para esta conta e para ` +
+              "quem souber a senha dela."
+          ])
+    ],
+    sections: [
+      { lines: [], note: tokenNote(link), link: { label: "Confirmar e-mail", url: link.url } },
+      {
+        title: "Não foi você?",
+        lines: [],
+        note:
+          "Não confirme. Recupere a conta escolhendo uma senha sua: todas as sessões abertas nela terminam na hora. " +
+          `O link vale por ${claim.validHours} horas. Código de recuperação para o aplicativo: ${claim.token}`,
+        link: { label: "Não fui eu: recuperar a conta", url: claim.url }
+      }
+    ],
     reason: "Você recebe este e-mail porque uma conta do Fidelis foi criada com este endereço."
   })
 
