@@ -156,7 +156,7 @@ describe("offline receipts the store's own proof confirms", () => {
     expect(await wallet(server, user, store)).toMatchObject({ saldo_pontos: 30, pending_points: 3015 })
   })
 
-  it("a v3 signature by the certificate the store registered confirms at once; another key's stays pending", async () => {
+  it("a v3 signature by the store's registered certificate confirms at once; another key's stays pending", async () => {
     const { store, cnpj, offlineKey } = await shop()
     const user = await member(0)
     const [certificate, impostor] = await Promise.all([

@@ -28,7 +28,9 @@ export const totalRefusal = (
   if (points > MAX_CREDIT_POINTS)
     return {
       type: "total_out_of_range",
-      msg: `The receipt's total, ${brl(totalCents)}, would earn ${points} points, more than one credit can hold (${MAX_CREDIT_POINTS})`
+      msg:
+        `The receipt's total, ${brl(totalCents)}, would earn ${points} points, ` +
+        `more than one credit can hold (${MAX_CREDIT_POINTS})`
     }
   return undefined
 }

@@ -12,7 +12,8 @@ import { cscMatches, parseCertificate, proofOf, signatureMatches } from "./proof
 /** What the sealed CSC is bound to: a token copied to another row or store does not open there. */
 const cscContext = (empresaId: EmpresaId, cnpj: string, cscId: string) => `nfce_cscs:${empresaId}:${cnpj}:${cscId}`
 
-const CERTIFICATE_COLUMNS = `cnpj, subject, issuer, not_before, not_after, fingerprint AS fingerprint_sha256, created_at`
+const CERTIFICATE_COLUMNS =
+  "cnpj, subject, issuer, not_before, not_after, fingerprint AS fingerprint_sha256, created_at"
 
 /**
  * What a store registers per CNPJ so its offline receipts confirm at once: CSCs (the secret the v2
