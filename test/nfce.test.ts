@@ -1,94 +1,54 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { createRealDatabase, realServerUrl } from "@fidelis/db/testing"
 import { startSmtpSink } from "../packages/core/test/smtp-sink.js"
-import { checkDigit } from "../packages/core/src/nfce/access-key.js"
-import { expectRefusal, memberOf, useEndUserServer, type Member } from "./support/accounts.js"
+import { expectRefusal, memberOf, useEndUserServer } from "./support/accounts.js"
 import { call, createTenant, type Tenant } from "./support/http.js"
+import {
+  keyOf,
+  nfceFixtures,
+  offlineQr,
+  onlineQr,
+  progressOf,
+  receiptEvents,
+  registerCnpj,
+  scan,
+  settled,
+  sp,
+  wallet
+} from "./support/nfce.js"
 import { fidelis, json } from "../packages/cli/test/bin.js"
 import { ExitCode } from "../packages/cli/src/exit-codes.js"
-import { startServer, type TestServer } from "./support/server.js"
+import { startServer } from "./support/server.js"
 
-/** Valid CNPJs (check digits right): the store's, and one no store registered. */
-const STORE_CNPJ = "11222333000181"
+/** A valid CNPJ no store registered. */
 const UNKNOWN_CNPJ = "11444777000161"
 
-const fixtureDir = mkdtempSync(join(tmpdir(), "fidelis-nfce-"))
-const fixtureFile = join(fixtureDir, "invoices.json")
-writeFileSync(fixtureFile, "{}")
-afterAll(() => rmSync(fixtureDir, { recursive: true, force: true }))
-
-/** Brazil's clock (UTC-3): the key's month and an offline QR's day must not be in the future there. */
-const brasilia = () => new Date(Date.now() - 3 * 3_600_000)
-const aammOf = (date: Date) =>
-  `${String(date.getUTCFullYear()).slice(2)}${String(date.getUTCMonth() + 1).padStart(2, "0")}`
-
-let invoiceNumber = Math.floor(Math.random() * 1e8)
-
-/** A real SP access key (model 65) with its mod-11 check digit; `tpEmis` 9 is the offline contingency. */
-const keyOf = (options: { cnpj?: string; tpEmis?: "1" | "9"; aamm?: string; model?: string } = {}) => {
-  const nnf = String(++invoiceNumber).padStart(9, "0")
-  const first43 =
-    `35${options.aamm ?? aammOf(brasilia())}${options.cnpj ?? STORE_CNPJ}${options.model ?? "65"}001` +
-    `${nnf}${options.tpEmis ?? "1"}${String(invoiceNumber).padStart(8, "0").slice(-8)}`
-  return `${first43}${checkDigit(first43)}`
+const fixtures = nfceFixtures()
+const setFixtures = fixtures.set
+/** Offline receipts are looked at again within seconds here. */
+const serverEnv = {
+  ...fixtures.env,
+  FIDELIS_NFCE_RECHECK_BASE_SECONDS: "1",
+  FIDELIS_NFCE_RECHECK_MAX_SECONDS: "2"
 }
-
-const sp = (payload: string, host = "www.nfce.fazenda.sp.gov.br") => `https://${host}/qrcode?p=${payload}`
-/** v3 offline: the total travels in the URL, so no state page is needed. */
-const offlineQr = (total: string, key = keyOf({ tpEmis: "9" })) =>
-  sp(`${key}|3|1|${String(brasilia().getUTCDate()).padStart(2, "0")}|${total}|||c2ln`)
-const onlineQr = (key = keyOf()) => sp(`${key}|3|1`)
-
-const setFixtures = (outcomes: Record<string, unknown>) => writeFileSync(fixtureFile, JSON.stringify(outcomes))
-
-const scan = (server: TestServer, user: Member, qr_code: string) =>
-  call(server, "/api/v1/nfce/decode-qr", { body: { qr_code }, headers: user.auth })
-
-const progressOf = (server: TestServer, user: Member, taskId: string) =>
-  call(server, `/api/v1/nfce/progress/${taskId}`, { headers: user.auth })
-
-const settled = async (server: TestServer, user: Member, taskId: string, ms = 30_000) => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const res = await progressOf(server, user, taskId)
-    expect(res.status, JSON.stringify(res.body)).toBe(200)
-    if (res.body.status !== "processing") return res.body
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still processing: ${JSON.stringify(res.body)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-const registerCnpj = async (server: TestServer, tenant: Tenant, settings: Record<string, unknown> = {}) => {
-  const res = await call(server, `/api/v1/internal/empresas/${tenant.empresa.id}`, {
-    method: "PATCH",
-    key: server.adminKey,
-    body: { cnpj: STORE_CNPJ, settings: { points_per_real: 1.5, ...settings } }
-  })
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-}
-
-const wallet = async (server: TestServer, user: Member, tenant: Tenant) => {
-  const res = await call(server, `/api/v1/establishments/stores/${tenant.empresa.id}/wallet`, { headers: user.auth })
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-  return res.body
-}
-
-const purchases = async (server: TestServer, user: Member) => {
-  const res = await call(server, "/api/v1/timeline?limit=100", { headers: user.auth })
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-  return (res.body.items ?? res.body).filter((item: any) => item.metadata?.nfce_id !== undefined)
-}
+const ok = (total_cents: number, items_count: number | null = 1) => ({
+  status: "ok",
+  total_cents,
+  items_count,
+  issued_at: null
+})
 
 describe("NFC-e scans", async () => {
-  const { server, tenant, member } = await useEndUserServer({ FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}` })
+  const { server, tenant, member } = await useEndUserServer(serverEnv)
   beforeAll(() => registerCnpj(server, tenant))
 
-  it("an offline QR credits floor(total × points_per_real) once, with a purchase on the timeline", async () => {
+  it("an offline QR's points stay pending until the state's page shows the invoice, then credit once", async () => {
     const user = await member(0)
-    const res = await scan(server, user, offlineQr("94.99"))
+    const key = keyOf({ tpEmis: "9" })
+    const res = await scan(server, user, offlineQr("94.99", key))
     expect(res.status, JSON.stringify(res.body)).toBe(202)
     expect(res.body).toEqual({
       success: true,
@@ -96,16 +56,24 @@ describe("NFC-e scans", async () => {
       status: "processing",
       message: expect.any(String)
     })
-    const done = await settled(server, user, res.body.task_id)
     // 94.99 × 1.5 = 142.485: whole points only.
-    expect(done).toMatchObject({ status: "completed", progress: 100, points: 142 })
-    expect((await wallet(server, user, tenant)).saldo_pontos).toBe(142)
-    const items = await purchases(server, user)
-    expect(items).toHaveLength(1)
-    expect(items[0]).toMatchObject({
+    expect(await settled(server, user, res.body.task_id)).toMatchObject({
+      status: "pending",
+      points: null,
+      pending_points: 142,
+      confirm_by: expect.any(String)
+    })
+    expect(await wallet(server, user, tenant)).toMatchObject({ saldo_pontos: 0, pending_points: 142, total_earned: 0 })
+
+    setFixtures({ [key]: ok(9499, 3) })
+    const done = await settled(server, user, res.body.task_id, { passing: ["processing", "pending"] })
+    expect(done).toMatchObject({ status: "completed", progress: 100, points: 142, pending_points: null })
+    expect(await wallet(server, user, tenant)).toMatchObject({ saldo_pontos: 142, pending_points: 0 })
+    const events = await receiptEvents(server, user)
+    expect(events.map((event: any) => event.points).toSorted()).toEqual([0, 142])
+    expect(events.find((event: any) => event.points === 142)).toMatchObject({
       type: "purchase",
-      points: 142,
-      metadata: { nfce_id: res.body.task_id, valor_total: 94.99, items_count: null }
+      metadata: { nfce_id: res.body.task_id, valor_total: 94.99, items_count: 3, confirmed_by: "state_page" }
     })
   })
 
@@ -116,7 +84,7 @@ describe("NFC-e scans", async () => {
     const res = await scan(server, user, onlineQr(key))
     expect(res.status, JSON.stringify(res.body)).toBe(202)
     expect(await settled(server, user, res.body.task_id)).toMatchObject({ status: "completed", points: 30 })
-    const [item] = await purchases(server, user)
+    const [item] = await receiptEvents(server, user)
     expect(item).toMatchObject({ type: "purchase", points: 30 })
     expect(item.metadata).toMatchObject({ nfce_id: res.body.task_id, valor_total: 20, items_count: 3 })
   })
@@ -193,13 +161,17 @@ describe("NFC-e scans", async () => {
     const other = await scan(server, second, qr)
     expectRefusal(other, "NFCE_CLAIMED_BY_OTHER")
     expect(other.body.detail.task_id).toBeUndefined()
+    // Pending, the receipt is still claimed.
     await settled(server, first, accepted.body.task_id)
-    expect((await wallet(server, first, tenant)).saldo_pontos).toBe(15)
+    expect((await wallet(server, first, tenant)).pending_points).toBe(15)
+    expectRefusal(await scan(server, second, qr), "NFCE_CLAIMED_BY_OTHER")
   })
 
   it("20 parallel scans of one receipt by two users credit once", async () => {
     const users = await Promise.all([member(0), member(0)])
-    const qr = offlineQr("50.00")
+    const key = keyOf()
+    fixtures.add({ [key]: ok(5000) })
+    const qr = onlineQr(key)
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => scan(server, users[i % 2]!, qr)))
     const accepted = results.filter((res) => res.status === 202)
     expect(accepted).toHaveLength(1)
@@ -208,7 +180,7 @@ describe("NFC-e scans", async () => {
     await settled(server, owner, accepted[0]!.body.task_id)
     const balances = await Promise.all(users.map(async (user) => (await wallet(server, user, tenant)).saldo_pontos))
     expect(balances.toSorted()).toEqual([0, 75])
-    expect(await purchases(server, owner)).toHaveLength(1)
+    expect(await receiptEvents(server, owner)).toHaveLength(1)
   })
 
   it("another user's task is a 404", async () => {
@@ -225,7 +197,7 @@ describe("NFC-e scans", async () => {
 })
 
 describe("NFC-e for the company", async () => {
-  const { server, tenant, member } = await useEndUserServer({ FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}` })
+  const { server, tenant, member } = await useEndUserServer(serverEnv)
   /** The RFB's example of an alphanumeric CNPJ (letters in the first 12 positions). */
   const SHOP_CNPJ = "12ABC34501DE35"
   const cnpjs = (t: Tenant) => call(server, "/api/v1/public/nfce/cnpjs", { key: t.key })
@@ -266,9 +238,10 @@ describe("NFC-e for the company", async () => {
     await registerCnpj(server, tenant)
     const user = await member(0)
     const failedKey = keyOf()
-    setFixtures({ [failedKey]: { status: "not_found", detail: "cStat 217" } })
+    const completedKey = keyOf()
+    setFixtures({ [failedKey]: { status: "not_found", detail: "cStat 217" }, [completedKey]: ok(3000, null) })
     const before = new Date().toISOString()
-    const completed = await scan(server, user, offlineQr("30.00"))
+    const completed = await scan(server, user, onlineQr(completedKey))
     const failed = await scan(server, user, onlineQr(failedKey))
     await settled(server, user, completed.body.task_id)
     await settled(server, user, failed.body.task_id)
@@ -305,7 +278,10 @@ describe("NFC-e for the company", async () => {
     expect(taken.stderr).toMatch(/CNPJ/)
 
     const user = await member(0)
-    const qr = offlineQr("8.00", keyOf({ tpEmis: "9", cnpj: CLI_CNPJ }))
+    const key = keyOf({ tpEmis: "9", cnpj: CLI_CNPJ })
+    // The state's page already shows this offline receipt: its first look confirms it.
+    fixtures.add({ [key]: ok(800) })
+    const qr = offlineQr("8.00", key)
     const res = await scan(server, user, qr)
     expect(res.status, JSON.stringify(res.body)).toBe(202)
     await settled(server, user, res.body.task_id)
@@ -349,7 +325,7 @@ describe("NFC-e tasks survive a restart", () => {
         env: {
           FIDELIS_SMTP_URL: sink.url,
           FIDELIS_PASSWORD_COST: "10",
-          FIDELIS_NFCE_GATEWAY: `fixture:${fixtureFile}`,
+          ...fixtures.env,
           FIDELIS_JOB_BACKOFF_BASE_SECONDS: "1",
           FIDELIS_JOB_LEASE_SECONDS: "10",
           ...(database === undefined ? { FIDELIS_DATA_DIR: dataDir } : {})

@@ -197,7 +197,8 @@ describe("wallets and timeline", () => {
           empresa_name: padaria.empresa.name,
           empresa_logo: null,
           saldo_pontos: 380,
-          saldo_cashback: 0
+          saldo_cashback: 0,
+          pending_points: 0
         },
         expect.objectContaining({ empresa_id: cafe.empresa.id, saldo_pontos: 40 })
       ])
@@ -208,6 +209,7 @@ describe("wallets and timeline", () => {
       store_name: padaria.empresa.name,
       saldo_pontos: 380,
       saldo_cashback: 0,
+      pending_points: 0,
       total_earned: 500,
       total_spent: 120
     })

@@ -60,6 +60,21 @@ export interface CoreConfig {
    * replaces the states' pages; undefined in production, where the real gateway fetches them.
    */
   readonly nfceFixtureFile?: string | undefined
+  /** When offline (contingency) receipts are checked again and given up on. */
+  readonly nfceOffline: NfceOfflineConfig
+  /**
+   * FIDELIS_SECRET_KEY, 32 bytes in base64: seals secrets kept at rest (`Secrets`); undefined: the
+   * server stores none.
+   */
+  readonly secretKey: Redacted.Redacted<string> | undefined
+}
+
+export interface NfceOfflineConfig {
+  /** How long after the end of its issue day an offline receipt may wait for the state's page. */
+  readonly windowSeconds: number
+  /** Wait before the second look at the state's page; each further one waits twice as long, up to the max. */
+  readonly recheckBaseSeconds: number
+  readonly recheckMaxSeconds: number
 }
 
 export interface AccountsConfig {
@@ -236,6 +251,22 @@ const EnvSchema = z.object({
       .string()
       .regex(/^fixture:.+/, "FIDELIS_NFCE_GATEWAY takes only fixture:<path to a JSON file>, for tests")
       .optional()
+  ),
+  FIDELIS_NFCE_OFFLINE_WINDOW_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(90 * 86_400)
+    .default(7 * 86_400),
+  FIDELIS_NFCE_RECHECK_BASE_SECONDS: positiveSeconds(600),
+  FIDELIS_NFCE_RECHECK_MAX_SECONDS: positiveSeconds(6 * 3600),
+  FIDELIS_SECRET_KEY: optionalText.pipe(
+    z
+      .string()
+      .refine(
+        (value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, "base64").length === 32,
+        "FIDELIS_SECRET_KEY must be 32 random bytes in base64, e.g. the output of: openssl rand -base64 32"
+      )
+      .optional()
   )
 })
 
@@ -293,7 +324,13 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
       userRateLimitPerMinute: e.FIDELIS_USER_RATE_LIMIT_PER_MINUTE,
       ipRateLimitPerMinute: e.FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE
     },
-    nfceFixtureFile: e.FIDELIS_NFCE_GATEWAY?.slice("fixture:".length)
+    nfceFixtureFile: e.FIDELIS_NFCE_GATEWAY?.slice("fixture:".length),
+    nfceOffline: {
+      windowSeconds: e.FIDELIS_NFCE_OFFLINE_WINDOW_SECONDS,
+      recheckBaseSeconds: e.FIDELIS_NFCE_RECHECK_BASE_SECONDS,
+      recheckMaxSeconds: e.FIDELIS_NFCE_RECHECK_MAX_SECONDS
+    },
+    secretKey: e.FIDELIS_SECRET_KEY === undefined ? undefined : Redacted.make(e.FIDELIS_SECRET_KEY)
   }
 }
 

@@ -46,7 +46,8 @@ export const REFUSALS = {
   CART_EMPTY: "The cart has no items to check out",
   CART_CHECKED_OUT: "The cart was already checked out; add items to open a new one",
   NFCE_ALREADY_SCANNED: "You already scanned this receipt; `detail.task_id` is its task",
-  NFCE_CLAIMED_BY_OTHER: "Another account already scanned this receipt: each receipt earns points once"
+  NFCE_CLAIMED_BY_OTHER: "Another account already scanned this receipt: each receipt earns points once",
+  SECRET_KEY_NOT_SET: "The server has no FIDELIS_SECRET_KEY, so it stores no secrets; its operator must set one"
 } as const
 
 export type RefusalCode = keyof typeof REFUSALS
@@ -113,9 +114,11 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfter: number
   readonly budget?: "key" | "address"
+  /** Which limit, for people, when it is a rule of the domain rather than a request budget. */
+  readonly reason?: string
 }> {
   override get message() {
-    return `Rate limit exceeded; retry in ${this.retryAfter} s`
+    return `${this.reason ?? "Rate limit exceeded"}; retry in ${this.retryAfter} s`
   }
 }
 

@@ -152,6 +152,13 @@ export const UserProfile = z
     updated_at: Timestamp,
     stats: z.object({
       total_points: z.number().int().describe("Points across every store, once the email is verified"),
+      pending_points: z
+        .number()
+        .int()
+        .describe(
+          "Points of offline NFC-e receipts awaiting the state's confirmation, across every store: not in " +
+            "total_points and not spendable until confirmed"
+        ),
       total_stores: z.number().int().describe("Stores where the user is a client, once the email is verified"),
       total_referrals: z.number().int().describe("Users who registered with this user's referral code"),
       total_rewards_redeemed: z.number().int().describe("Coupons the user used at any store")
@@ -166,7 +173,7 @@ export const UserProfile = z
         avatar_url: null,
         referral_code: "K7M2Q9XHRT",
         updated_at: "2026-11-20T09:41:52.000Z",
-        stats: { total_points: 340, total_stores: 2, total_referrals: 1, total_rewards_redeemed: 3 }
+        stats: { total_points: 340, pending_points: 0, total_stores: 2, total_referrals: 1, total_rewards_redeemed: 3 }
       }
     ]
   })

@@ -296,6 +296,9 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         SELECT u.id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.nome, u.telefone, u.cpf,
                u.avatar_url, u.referral_code, u.created_at, u.updated_at,
                (SELECT coalesce(sum(c.balance), 0)::int FROM user_clients c WHERE c.user_id = u.id) AS total_points,
+               (SELECT coalesce(sum(i.pending_points), 0)::float8 FROM user_clients c
+                JOIN nfce_invoices i ON i.empresa_id = c.empresa_id AND i.client_id = c.id AND i.status = 'pending'
+                WHERE c.user_id = u.id) AS pending_points,
                (SELECT count(*)::int FROM user_clients c WHERE c.user_id = u.id) AS total_stores,
                (SELECT count(*)::int FROM users r
                 WHERE r.pending_referral_code = u.referral_code AND r.password_hash IS NOT NULL) AS total_referrals,
@@ -303,8 +306,11 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
                   AND c.id = k.client_id
                 WHERE c.user_id = u.id AND k.status = 'used') AS total_rewards_redeemed
         FROM users u WHERE u.id = ${userId}`
-      const { total_points, total_stores, total_referrals, total_rewards_redeemed, ...profile } = row!
-      return { ...profile, stats: { total_points, total_stores, total_referrals, total_rewards_redeemed } }
+      const { total_points, pending_points, total_stores, total_referrals, total_rewards_redeemed, ...profile } = row!
+      return {
+        ...profile,
+        stats: { total_points, pending_points, total_stores, total_referrals, total_rewards_redeemed }
+      }
     })
 
     const updateProfile = traced("Accounts.updateProfile")(function* (userId: UserId, input: UpdateProfileInput) {

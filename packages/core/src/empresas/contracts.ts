@@ -2,7 +2,12 @@ import { z } from "zod"
 import { Flag, JsonNumber, Timestamp } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
-import { DEFAULT_NFCE_MAX_AGE_DAYS } from "../nfce/contracts.js"
+import {
+  DEFAULT_NFCE_MAX_AGE_DAYS,
+  DEFAULT_NFCE_MAX_TOTAL,
+  DEFAULT_NFCE_RECEIPTS_PER_DAY,
+  NFCE_TOTAL_LIMIT
+} from "../nfce/contracts.js"
 
 /**
  * A first, offline check that reports with the other fields; the service then holds the zone to
@@ -42,6 +47,18 @@ export const EmpresaSettings = z.strictObject({
     .boolean()
     .optional()
     .describe("Accept test-environment NFC-e invoices (tpAmb 2): for an empresa trying the platform out"),
+  nfce_max_total: JsonNumber(z.number().positive().max(NFCE_TOTAL_LIMIT))
+    .optional()
+    .describe(
+      `Largest NFC-e receipt total accepted, in BRL; default ${DEFAULT_NFCE_MAX_TOTAL}. ` +
+        "A receipt above it earns nothing"
+    ),
+  nfce_receipts_per_day: JsonNumber(z.number().int().min(1).max(1000))
+    .optional()
+    .describe(
+      `NFC-e receipts one user may scan here in 24 hours; default ${DEFAULT_NFCE_RECEIPTS_PER_DAY}. ` +
+        "Past it, a scan is a 429 with Retry-After"
+    ),
   coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   redemption_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
@@ -76,6 +93,8 @@ const DEFAULT_SETTINGS = {
   points_per_real: 1,
   nfce_max_age_days: DEFAULT_NFCE_MAX_AGE_DAYS,
   nfce_sandbox: false,
+  nfce_max_total: DEFAULT_NFCE_MAX_TOTAL,
+  nfce_receipts_per_day: DEFAULT_NFCE_RECEIPTS_PER_DAY,
   coupon_validity_days: 30,
   redemption_validity_days: 7,
   url_review_avaliation: null,

@@ -84,10 +84,19 @@ export const DecodedQr = z.object({
   offline: z
     .object({
       total_cents: z.number().int().min(0).describe("vNF, the invoice total the merchant's software wrote"),
-      issue_date: z.iso.date().describe("AAMM of the key with the payload's day")
+      issue_date: z.iso.date().describe("AAMM of the key with the payload's day"),
+      payload: z
+        .string()
+        .describe(
+          "The decoded `p=` text, whose last field proves who wrote it: the v2 hash checks against the store's " +
+            "CSC, the v3 signature against the store's certificate"
+        )
     })
     .nullable()
-    .describe("Offline layouts only: they carry the total and the day, which no one can verify")
+    .describe(
+      "Offline layouts only: they carry the total and the day, which only the state's page or the store's " +
+        "registered CSC or certificate can confirm"
+    )
 })
 export type DecodedQr = z.infer<typeof DecodedQr>
 
@@ -109,6 +118,13 @@ export type InvoiceOutcome =
 
 /** The age limit an empresa gets when it sets none (docs/decisions.md, "NFC-e age limit"). */
 export const DEFAULT_NFCE_MAX_AGE_DAYS = 30
+
+/** The largest receipt total (BRL) an empresa accepts when it sets none ("NFC-e: pending offline receipts"). */
+export const DEFAULT_NFCE_MAX_TOTAL = 10_000
+/** The highest ceiling an empresa may set: `nfce_invoices.valor_total` (numeric(12,2)) holds it. */
+export const NFCE_TOTAL_LIMIT = 10_000_000
+/** Receipts one user may scan at one store in 24 hours when the empresa sets no other number. */
+export const DEFAULT_NFCE_RECEIPTS_PER_DAY = 5
 
 export const InspectInput = z
   .object({
@@ -140,7 +156,14 @@ export const InspectResult = z.discriminatedUnion("valid", [
 ])
 export type InspectResult = z.infer<typeof InspectResult>
 
-export const NfceTaskStatus = z.enum(["processing", "completed", "failed"])
+export const NfceTaskStatus = z
+  .enum(["processing", "pending", "completed", "failed", "reversed"])
+  .describe(
+    "`processing`: asking the state; `pending`: an offline (contingency) receipt whose points wait, unspendable, " +
+      "for the state's page or the store's CSC or certificate to confirm it; `completed`: credited; `failed`: " +
+      "nothing credited (scanning it again retries); `reversed`: a pending receipt not confirmed in time, its " +
+      "points never credited"
+  )
 export type NfceTaskStatus = z.infer<typeof NfceTaskStatus>
 
 export const DecodeQrInput = z
@@ -172,7 +195,15 @@ export const NfceProgress = z
     status: NfceTaskStatus,
     progress: z.number().int().min(0).max(100),
     message: z.string().nullable().describe("What is happening, or why the task failed"),
-    points: z.number().int().nullable().describe("Points credited, once completed")
+    points: z.number().int().nullable().describe("Points credited, once completed"),
+    pending_points: z
+      .number()
+      .int()
+      .nullable()
+      .describe("While pending: the points this receipt credits once confirmed; they cannot be spent until then"),
+    confirm_by: Timestamp.nullable().describe(
+      "While pending: when the receipt is reversed unless the state's page or the store's proof confirms it"
+    )
   })
   .meta({ id: "NfceProgress" })
 export type NfceProgress = z.infer<typeof NfceProgress>
@@ -211,6 +242,18 @@ export const NfceInvoice = z
     valor_total: z.number().nullable(),
     items_count: z.number().int().nullable(),
     points_credited: z.number().int().nullable(),
+    pending_points: z
+      .number()
+      .int()
+      .nullable()
+      .describe("An offline receipt's points awaiting confirmation (kept as a record once reversed)"),
+    confirmed_by: z
+      .enum(["state_page", "csc", "signature"])
+      .nullable()
+      .describe(
+        "What confirmed a completed receipt: the state's page, the v2 hash with the store's CSC, or the v3 signature"
+      ),
+    confirm_by: Timestamp.nullable().describe("An offline receipt's deadline for confirmation"),
     issued_at: Timestamp.nullable(),
     created_at: Timestamp.describe("When it was scanned"),
     completed_at: Timestamp.nullable()
@@ -219,3 +262,80 @@ export const NfceInvoice = z
 export type NfceInvoice = z.infer<typeof NfceInvoice>
 
 export const NfceInvoicePage = paginated(NfceInvoice)
+
+const CnpjPath = AlphanumericCnpj.describe("One of the store's CNPJs: registered, or the one on its profile")
+
+export const StoreCnpjRef = z.object({ cnpj: CnpjPath })
+
+const CscId = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(999_999)
+  .describe("The CSC's id at the state (cIdToken, printed in v2 QR codes), 0 to 999999")
+
+export const SetCscInput = z
+  .object({
+    cnpj: CnpjPath,
+    csc_id: CscId,
+    csc_token: z
+      .string()
+      .min(16)
+      .max(64)
+      .regex(/^[\x21-\x7E]+$/, "Use the CSC as the state issued it: letters, digits and symbols, no spaces")
+      .describe("The CSC itself (Código de Segurança do Contribuinte): kept encrypted, never shown again")
+  })
+  .meta({ examples: [{ cnpj: "11.222.333/0001-81", csc_id: 1, csc_token: "A1B2C3D4-E5F6-4789-ABCD-0123456789EF" }] })
+export type SetCscInput = z.infer<typeof SetCscInput>
+
+export const CscRef = z.object({ cnpj: CnpjPath, csc_id: CscId })
+
+export const StoreCsc = z
+  .object({
+    cnpj: z.string(),
+    csc_id: z.number().int(),
+    token_hint: z.string().describe("The CSC's last 4 characters, masked: the token itself is never returned"),
+    created_at: Timestamp
+  })
+  .meta({ id: "StoreCsc" })
+export type StoreCsc = z.infer<typeof StoreCsc>
+
+export const SetCertificateInput = z
+  .object({
+    cnpj: CnpjPath,
+    certificate_pem: z
+      .string()
+      .min(1)
+      .max(16_384)
+      .describe("The public X.509 certificate (PEM) whose RSA key signs the CNPJ's v3 offline QR codes; no private key")
+  })
+  .meta({
+    examples: [
+      {
+        cnpj: "11.222.333/0001-81",
+        certificate_pem: "-----BEGIN CERTIFICATE-----\nMIIC…\n-----END CERTIFICATE-----\n"
+      }
+    ]
+  })
+export type SetCertificateInput = z.infer<typeof SetCertificateInput>
+
+export const StoreCertificate = z
+  .object({
+    cnpj: z.string(),
+    subject: z.string().describe("Whom the certificate names, e.g. CN=LOJA SOL LTDA:11222333000181, C=BR"),
+    issuer: z.string().describe("Who issued it"),
+    not_before: Timestamp.describe("Valid from"),
+    not_after: Timestamp.describe("Valid until: receipts issued after it are not confirmed by it"),
+    fingerprint_sha256: z.string(),
+    created_at: Timestamp
+  })
+  .meta({ id: "StoreCertificate" })
+export type StoreCertificate = z.infer<typeof StoreCertificate>
+
+export const StoreProofs = z
+  .object({
+    cnpj: z.string(),
+    cscs: z.array(StoreCsc).describe("The CSCs that confirm the CNPJ's v2 offline receipts at once"),
+    certificate: StoreCertificate.nullable().describe("The certificate that confirms its v3 offline receipts at once")
+  })
+  .meta({ id: "StoreProofs" })

@@ -5,16 +5,15 @@ import type { DecodedQr, InvoiceOutcome } from "./contracts.js"
 export type InvoiceFetcher = (invoice: DecodedQr) => Effect.Effect<InvoiceOutcome>
 
 /**
- * The port the NFC-e task asks for an invoice's total, item count and issue date. An offline QR
- * already carries its total and day, so it never reaches the fetcher: no state page is needed, and
- * none could tell more before the merchant transmits the note.
+ * The port the NFC-e task asks for an invoice's total, item count and issue date. An offline QR's
+ * own total is only the merchant's word (anyone can write one), so it asks the state's page too:
+ * the page confirms an offline receipt once the merchant transmitted the note.
  */
 export class SefazGateway extends Context.Tag("core/SefazGateway")<
   SefazGateway,
   { readonly fetchInvoice: InvoiceFetcher }
 >() {
-  static readonly layer = (fetcher: InvoiceFetcher) =>
-    Layer.succeed(SefazGateway, { fetchInvoice: (invoice) => offlineFirst(invoice) ?? fetcher(invoice) })
+  static readonly layer = (fetcher: InvoiceFetcher) => Layer.succeed(SefazGateway, { fetchInvoice: fetcher })
 
   /** For tests: the outcome each access key gets; an unknown key is `not_found`, as a state would say. */
   static readonly fixture = (outcomes: Readonly<Record<string, InvoiceOutcome>>) =>
@@ -24,13 +23,3 @@ export class SefazGateway extends Context.Tag("core/SefazGateway")<
       )
     )
 }
-
-const offlineFirst = (invoice: DecodedQr): Effect.Effect<InvoiceOutcome> | undefined =>
-  invoice.offline === null
-    ? undefined
-    : Effect.succeed({
-        status: "ok",
-        total_cents: invoice.offline.total_cents,
-        items_count: null,
-        issued_at: invoice.offline.issue_date
-      })

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Nfce } from "./service.js"
+import { NfceProofs } from "./store-proofs.js"
 
 /** This area's services, merged into the core runtime. */
-export const layer = Layer.mergeAll(Nfce.Default)
+export const layer = Layer.mergeAll(Nfce.Default, NfceProofs.Default)

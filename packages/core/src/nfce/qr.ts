@@ -206,7 +206,8 @@ export const decodeQr = (text: string, options: DecodeOptions): Either.Either<De
           ? null
           : {
               total_cents: decimalCents(groups[3] ?? "0"),
-              issue_date: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`
+              issue_date: `${year}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`,
+              payload
             }
     } satisfies DecodedQr
   })

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { adminProcedure, companyProcedure, refuses, router, runEffect, userProcedure } from "../trpc.js"
 import {
+  CscRef,
   DecodeQrInput,
   DecodeQrResult,
   InspectInput,
@@ -9,11 +10,18 @@ import {
   NfceInvoicePage,
   NfceProgress,
   NfceTaskRef,
+  SetCertificateInput,
+  SetCscInput,
+  StoreCertificate,
   StoreCnpj,
   StoreCnpjInput,
-  StoreCnpjs
+  StoreCnpjRef,
+  StoreCnpjs,
+  StoreCsc,
+  StoreProofs
 } from "./contracts.js"
 import { Nfce } from "./service.js"
+import { NfceProofs } from "./store-proofs.js"
 
 const tags = ["NFC-e"]
 
@@ -55,12 +63,19 @@ export const userNfceRouter = router({
         description:
           "Checks the QR code locally (a 422 at `qr_code` whose `type` names the reason: not a receipt, a bad " +
           "key or check digit, a model other than 65, a host that is not its state's, a test invoice, an issue " +
-          "date in the future or past the store's age limit), finds the store by the CNPJ in the access key " +
-          "(404 when no store has it) and starts a task that confirms the total and credits " +
-          "floor(total × points_per_real). Each receipt credits once: while its task is processing or completed, a " +
-          "second scan by the same user is `NFCE_ALREADY_SCANNED` with `detail.task_id`, by anyone else " +
-          "`NFCE_CLAIMED_BY_OTHER`; a failed task credited nothing, so scanning again reopens it. The user's " +
-          "email must be verified (403); a first receipt at a store makes the user its client."
+          "date in the future or past the store's age limit; for an offline QR, a total above the store's " +
+          "`nfce_max_total` (`total_above_limit`) or worth more points than one credit holds " +
+          "(`total_out_of_range`)), finds the store by the CNPJ in the access key (404 when no store has it) and " +
+          "starts a task that confirms the total and credits floor(total × points_per_real). An online receipt " +
+          "is confirmed by the state's page. An offline (contingency) receipt's total is only the store's word: " +
+          "its points stay `pending` (shown apart, never spendable) until the state's page shows the invoice, " +
+          "checked again with backoff until its deadline, or its own v2 hash or v3 signature checks out against " +
+          "the CSC or certificate the store registered; unconfirmed by the deadline, they are reversed. Each " +
+          "receipt credits once: while its task is processing, pending or completed, a second scan by the same " +
+          "user is `NFCE_ALREADY_SCANNED` with `detail.task_id`, by anyone else `NFCE_CLAIMED_BY_OTHER`; a failed " +
+          "or reversed task credited nothing, so scanning again reopens it. A user may scan the store's " +
+          "`nfce_receipts_per_day` receipts in 24 hours; past that, 429 with Retry-After. The user's email must be " +
+          "verified (403); a first receipt at a store makes the user its client."
       }
     })
     .input(DecodeQrInput)
@@ -77,8 +92,9 @@ export const userNfceRouter = router({
         summary: "A receipt scan's progress",
         description:
           "`processing` until the state's page confirms the total (retried with backoff while it is " +
-          "unavailable), then `completed` with the points credited or `failed` with the reason. Another " +
-          "user's task is a 404."
+          "unavailable), then `completed` with the points credited or `failed` with the reason. An offline " +
+          "receipt not confirmed at once is `pending` with its `pending_points` and `confirm_by`, then " +
+          "`completed` or `reversed` (with the reason). Another user's task is a 404."
       }
     })
     .input(NfceTaskRef)
@@ -149,5 +165,91 @@ export const companyNfceRouter = router({
     })
     .input(StoreCnpjInput)
     .output(StoreCnpj)
-    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.removeCnpj(ctx.empresaId, input.cnpj)))
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.removeCnpj(ctx.empresaId, input.cnpj))),
+
+  proofs: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/cnpjs/{cnpj}/proofs",
+        tags,
+        summary: "What confirms a CNPJ's offline receipts",
+        description:
+          "The CSCs (id and a masked hint; the token is never returned) and the certificate registered for one of " +
+          "the store's CNPJs. An offline (contingency) receipt whose v2 hash matches a CSC, or whose v3 " +
+          "signature verifies with the certificate, is credited at once instead of waiting for the state's page."
+      }
+    })
+    .input(StoreCnpjRef)
+    .output(StoreProofs)
+    .query(({ ctx, input }) => runEffect(ctx, NfceProofs.proofs(ctx.empresaId, input.cnpj))),
+
+  setCsc: companyProcedure
+    .concat(refuses("NOT_FOUND", "SECRET_KEY_NOT_SET"))
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/nfce/cnpjs/{cnpj}/cscs/{csc_id}",
+        tags,
+        summary: "Register a CSC of a store CNPJ",
+        description:
+          "The CSC (Código de Segurança do Contribuinte) the state issued for this CNPJ, under its id (cIdToken): " +
+          "v2 offline receipts whose hash it reproduces are credited at once. The token is stored encrypted and " +
+          "never returned; registering the same id again replaces it. 404 for a CNPJ that is not the store's; " +
+          "SECRET_KEY_NOT_SET when the server has no FIDELIS_SECRET_KEY to encrypt it with."
+      }
+    })
+    .input(SetCscInput)
+    .output(StoreCsc)
+    .mutation(({ ctx, input }) => runEffect(ctx, NfceProofs.setCsc(ctx.empresaId, input))),
+
+  removeCsc: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/nfce/cnpjs/{cnpj}/cscs/{csc_id}",
+        tags,
+        summary: "Remove a CSC of a store CNPJ",
+        description: "Its receipts then wait for the state's page, as any other offline receipt."
+      }
+    })
+    .input(CscRef)
+    .output(StoreCsc)
+    .mutation(({ ctx, input }) => runEffect(ctx, NfceProofs.removeCsc(ctx.empresaId, input.cnpj, input.csc_id))),
+
+  setCertificate: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/nfce/cnpjs/{cnpj}/certificate",
+        tags,
+        summary: "Register the certificate of a store CNPJ",
+        description:
+          "The public X.509 certificate (PEM, the first one in the text) whose RSA key signs this CNPJ's v3 " +
+          "offline QR codes: receipts whose signature it verifies, issued while it is valid, are credited at once. " +
+          "It must parse, hold an RSA key and not be expired (422 at `certificate_pem` otherwise); a private key " +
+          "is refused. The answer names its subject, issuer and validity. Registering again replaces it."
+      }
+    })
+    .input(SetCertificateInput)
+    .output(StoreCertificate)
+    .mutation(({ ctx, input }) => runEffect(ctx, NfceProofs.setCertificate(ctx.empresaId, input))),
+
+  removeCertificate: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/nfce/cnpjs/{cnpj}/certificate",
+        tags,
+        summary: "Remove the certificate of a store CNPJ",
+        description: "Its receipts then wait for the state's page, as any other offline receipt."
+      }
+    })
+    .input(StoreCnpjRef)
+    .output(StoreCertificate)
+    .mutation(({ ctx, input }) => runEffect(ctx, NfceProofs.removeCertificate(ctx.empresaId, input.cnpj)))
 })

@@ -5,12 +5,13 @@ import { readFileSync } from "node:fs"
 import { Config } from "../config.js"
 import { settingsOf } from "../empresas/contracts.js"
 import { pageOf } from "../contracts.js"
-import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors.js"
+import { Conflict, Forbidden, NotFound, RateLimited, ValidationFailed } from "../errors.js"
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
 import { JobFailed, type ClaimedJob } from "../jobs/contracts.js"
 import { Jobs } from "../jobs/service.js"
 import type { JobHandler } from "../jobs/worker.js"
 import { Points } from "../points/service.js"
+import { recordEvent } from "../timeline/events.js"
 import type {
   DecodedQr,
   DecodeQrResult,
@@ -25,7 +26,9 @@ import type {
 } from "./contracts.js"
 import { SefazGateway } from "./gateway.js"
 import { httpFetcher } from "./http-gateway.js"
+import { confirmByOf, pointsFor, recheckDelay, reversalReason, totalRefusal, type ProofVerdict } from "./offline.js"
 import { decodeQr } from "./qr.js"
+import { NfceProofs } from "./store-proofs.js"
 import { traced } from "../tracing.js"
 
 /** The jobs queue of the scan tasks. */
@@ -48,9 +51,6 @@ const gatewayLayer = Layer.unwrapEffect(
   )
 )
 
-/** Points for a total in centavos: whole points only, never rounded up. */
-const pointsFor = (totalCents: number, pointsPerReal: number) => Math.floor((totalCents * pointsPerReal) / 100 + 1e-9)
-
 /** A QR code judged with one store's limits; a refusal is the 422 at `qr_code`, typed by its reason. */
 const judged = (qrCode: string, options: { now: Date; maxAgeDays: number | null; sandbox: boolean }) =>
   Either.match(decodeQr(qrCode, options), {
@@ -63,12 +63,26 @@ const judged = (qrCode: string, options: { now: Date; maxAgeDays: number | null;
     onRight: (invoice) => Effect.succeed(invoice)
   })
 
+/** A refusal of the total, as the 422 at `qr_code` a scan gives. */
+const refusedTotal = (refusal: { readonly type: string; readonly msg: string }) =>
+  new ValidationFailed({ issues: [{ loc: ["body", "qr_code"], msg: refusal.msg, type: refusal.type }] })
+
 interface Task {
   readonly empresa_id: EmpresaId
   readonly id: string
   readonly client_id: ClientId
   readonly status: NfceTaskStatus
   readonly qr: DecodedQr
+  /** Looks at the page so far; the job that sees the same number is the one to act. */
+  readonly checks: number
+}
+
+/** What confirms a receipt, and the total and details it is credited with. */
+interface Confirmation {
+  readonly by: "state_page" | "csc" | "signature"
+  readonly total_cents: number
+  readonly items_count: number | null
+  readonly issued_at: string | null
 }
 
 /**
@@ -77,12 +91,14 @@ interface Task {
  */
 export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
   accessors: true,
-  dependencies: [Points.Default, Jobs.Default, gatewayLayer],
+  dependencies: [Points.Default, Jobs.Default, NfceProofs.Default, gatewayLayer],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* Jobs
     const points = yield* Points
+    const proofs = yield* NfceProofs
     const gateway = yield* SefazGateway
+    const { nfceOffline } = yield* Config
 
     const inspect = traced("Nfce.inspect")(function* (input: InspectInput) {
       const now = new Date(yield* Clock.currentTimeMillis)
@@ -119,6 +135,9 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         maxAgeDays: settings.nfce_max_age_days,
         sandbox: settings.nfce_sandbox
       })
+      // An offline QR states its total: one no credit could hold is refused before anything is written.
+      const refusal = invoice.offline === null ? undefined : totalRefusal(invoice.offline.total_cents, settings)
+      if (refusal !== undefined) return yield* refusedTotal(refusal)
       return yield* inTransaction(sql)(
         Effect.gen(function* () {
           const [user] = yield* sql<{ nome: string; email: string; verified: boolean }>`
@@ -138,6 +157,18 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
             return yield* new Forbidden({
               message: "Another client record at this store holds your email; ask the store to link it to your account"
             })
+          // Receipts in the last 24 hours, counted under the client's row lock so parallel scans count in turn.
+          yield* sql`SELECT 1 FROM clients WHERE empresa_id = ${empresa.id} AND id = ${client.id} FOR UPDATE`
+          const [recent] = yield* sql<{ scans: number; retry_after: number | null }>`
+            SELECT count(*)::int AS scans,
+                   ceil(extract(epoch FROM min(scanned_at) + interval '1 day' - now()))::int AS retry_after
+            FROM nfce_invoices
+            WHERE user_id = ${userId} AND empresa_id = ${empresa.id} AND scanned_at > now() - interval '1 day'`
+          if (recent!.scans >= settings.nfce_receipts_per_day)
+            return yield* new RateLimited({
+              retryAfter: Math.max(1, recent!.retry_after ?? 1),
+              reason: `You scanned ${recent!.scans} receipts at this store in the last 24 hours, its daily limit`
+            })
           const [inserted] = yield* sql<{ id: string }>`
             INSERT INTO nfce_invoices (empresa_id, access_key, user_id, client_id, qr, message)
             VALUES (${empresa.id}, ${invoice.access_key}, ${userId}, ${client.id}, ${jsonb(invoice)}::jsonb,
@@ -152,9 +183,10 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
               ? [inserted]
               : yield* sql<{ id: string }>`
                   UPDATE nfce_invoices SET empresa_id = ${empresa.id}, user_id = ${userId}, client_id = ${client.id},
-                    qr = ${jsonb(invoice)}::jsonb, status = 'processing', progress = 0, attempts = 0,
+                    qr = ${jsonb(invoice)}::jsonb, status = 'processing', progress = 0, attempts = 0, checks = 0,
+                    pending_points = NULL, confirm_by = NULL, confirmed_by = NULL, scanned_at = now(),
                     message = 'Waiting for the invoice total', completed_at = NULL, updated_at = now()
-                  WHERE access_key = ${invoice.access_key} AND status = 'failed'
+                  WHERE access_key = ${invoice.access_key} AND status IN ('failed', 'reversed')
                   RETURNING id`
           if (task === undefined) {
             const [earlier] = yield* sql<{ id: string; user_id: UserId | null }>`
@@ -170,12 +202,15 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
                   message: "This receipt was already scanned by another account: each receipt earns points once"
                 })
           }
-          yield* jobs.enqueue({ queue: NFCE_QUEUE, payload: { empresa_id: empresa.id, task_id: task.id } })
+          yield* jobs.enqueue({ queue: NFCE_QUEUE, payload: { empresa_id: empresa.id, task_id: task.id, check: 0 } })
           return {
             success: true,
             task_id: task.id,
             status: "processing",
-            message: "Receipt accepted: its points are credited once the invoice total is confirmed"
+            message:
+              invoice.offline === null
+                ? "Receipt accepted: its points are credited once the invoice total is confirmed"
+                : "Offline receipt accepted: its points stay pending until the state or the store's proof confirms it"
           } satisfies DecodeQrResult
         })
       )
@@ -183,33 +218,57 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
 
     const progress = traced("Nfce.progress")(function* (userId: UserId, taskId: string) {
       const [row] = yield* sql<NfceProgress>`
-        SELECT id AS task_id, status, progress, message, points_credited AS points
+        SELECT id AS task_id, status, progress, message, points_credited AS points,
+               CASE WHEN status = 'pending' THEN pending_points END AS pending_points,
+               CASE WHEN status = 'pending' THEN confirm_by END AS confirm_by
         FROM nfce_invoices WHERE id = ${taskId} AND user_id = ${userId}`
       if (row === undefined) return yield* new NotFound({ resource: "NFC-e task", id: taskId })
       return row
     })
 
+    /** The task as this try found it; a later try or a settled task makes the update a no-op. */
+    const current = (task: Task) =>
+      sql`empresa_id = ${task.empresa_id} AND id = ${task.id} AND status IN ('processing', 'pending')
+          AND checks = ${task.checks}`
+
     const settle = (task: Task, status: "failed" | "processing", message: string, progressValue: number) =>
       sql`
         UPDATE nfce_invoices SET status = ${status}, message = ${message}, progress = ${progressValue},
           updated_at = now(), completed_at = CASE WHEN ${status} = 'failed' THEN now() END
-        WHERE empresa_id = ${task.empresa_id} AND id = ${task.id} AND status = 'processing'`
+        WHERE ${current(task)}`
 
-    /** Credits the invoice and completes the task in one transaction; a task already settled is left. */
-    const complete = (task: Task, outcome: Extract<InvoiceOutcome, { status: "ok" }>) =>
+    const settingsOfTask = (task: Task) =>
+      sql<{ settings: Record<string, unknown> }>`SELECT settings FROM empresas WHERE id = ${task.empresa_id}`.pipe(
+        Effect.map(([empresa]) => settingsOf(empresa!))
+      )
+
+    /**
+     * Credits the confirmed invoice and completes the task in one transaction, through the one
+     * credit path (ledger, timeline, a waiting referral); a task already settled is left. A total
+     * the store does not accept settles it as failed (online) or reversed (offline) instead.
+     */
+    const complete = (task: Task, confirmation: Confirmation) =>
       inTransaction(sql)(
         Effect.gen(function* () {
-          const [empresa] = yield* sql<{ settings: Record<string, unknown> }>`
-            SELECT settings FROM empresas WHERE id = ${task.empresa_id}`
-          const credited = pointsFor(outcome.total_cents, settingsOf(empresa!).points_per_real)
-          const valor = outcome.total_cents / 100
+          const settings = yield* settingsOfTask(task)
+          const refusal = totalRefusal(confirmation.total_cents, settings)
+          if (refusal !== undefined)
+            return yield* task.qr.offline === null
+              ? settle(task, "failed", refusal.msg, 100)
+              : reverse(
+                  task,
+                  `Nothing credited: ${refusal.msg}`,
+                  pointsFor(task.qr.offline.total_cents, settings.points_per_real)
+                )
+          const credited = pointsFor(confirmation.total_cents, settings.points_per_real)
+          const valor = confirmation.total_cents / 100
           // The conditional update takes the task's row lock: a second delivery of the job credits nothing.
           const claimed = yield* sql`
             UPDATE nfce_invoices SET status = 'completed', progress = 100, valor_total = ${valor},
-              items_count = ${outcome.items_count}, issued_at = ${outcome.issued_at}::timestamptz,
-              points_credited = ${credited}, message = ${`Credited ${credited} points`},
-              completed_at = now(), updated_at = now()
-            WHERE empresa_id = ${task.empresa_id} AND id = ${task.id} AND status = 'processing'
+              items_count = ${confirmation.items_count}, issued_at = ${confirmation.issued_at}::timestamptz,
+              points_credited = ${credited}, pending_points = NULL, confirmed_by = ${confirmation.by},
+              message = ${`Credited ${credited} points`}, completed_at = now(), updated_at = now()
+            WHERE ${current(task)}
             RETURNING id`
           if (claimed.length === 0 || credited === 0) return
           yield* (
@@ -222,7 +281,12 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
                   source: "nfce",
                   description: `NFC-e R$ ${valor.toFixed(2)}`
                 },
-                { nfce_id: task.id, valor_total: valor, items_count: outcome.items_count }
+                {
+                  nfce_id: task.id,
+                  valor_total: valor,
+                  items_count: confirmation.items_count,
+                  confirmed_by: confirmation.by
+                }
               )
               // The task names its client, which the foreign key keeps: a missing one is a bug, not a retry.
               .pipe(Effect.orDie)
@@ -230,20 +294,119 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         })
       )
 
-    /** One try of a scan task: the gateway's outcome settles it, except `unavailable`, retried with backoff. */
+    /** Gives up on an unconfirmed offline receipt: nothing was spendable, so only the task and the timeline say so. */
+    const reverse = (task: Task, reason: string, pendingPoints: number) =>
+      Effect.gen(function* () {
+        const reversed = yield* sql`
+          UPDATE nfce_invoices SET status = 'reversed', progress = 100, message = ${reason},
+            pending_points = ${pendingPoints}, completed_at = now(), updated_at = now()
+          WHERE ${current(task)}
+          RETURNING id`
+        if (reversed.length === 0) return
+        yield* recordEvent({
+          empresaId: task.empresa_id,
+          clientId: task.client_id,
+          type: "purchase",
+          title: `${pendingPoints} pending points reversed`,
+          description: reason,
+          metadata: { nfce_id: task.id, reversed_points: pendingPoints, status: "reversed" }
+        })
+      })
+
+    /**
+     * Leaves an offline receipt pending until its next look at the page, in one transaction with
+     * that look's job, so a second delivery of this try finds `checks` moved on and queues none.
+     * The first time, the timeline tells the client the points are coming but not yet theirs.
+     */
+    const wait = (task: Task, pendingPoints: number, confirmBy: Date, now: Date, note: string) =>
+      inTransaction(sql)(
+        Effect.gen(function* () {
+          const message =
+            `${pendingPoints} points pending: waiting for the state to confirm this offline receipt ` +
+            `until ${confirmBy.toISOString()}${note}`
+          const moved = yield* sql`
+            UPDATE nfce_invoices SET status = 'pending', progress = 50, checks = checks + 1,
+              pending_points = ${pendingPoints}, confirm_by = ${confirmBy}, message = ${message}, updated_at = now()
+            WHERE ${current(task)}
+            RETURNING id`
+          if (moved.length === 0) return
+          const remaining = (confirmBy.getTime() - now.getTime()) / 1000
+          yield* jobs.enqueue({
+            queue: NFCE_QUEUE,
+            payload: { empresa_id: task.empresa_id, task_id: task.id, check: task.checks + 1 },
+            delaySeconds: recheckDelay(task.checks, remaining, nfceOffline)
+          })
+          if (task.status === "processing" && pendingPoints > 0)
+            yield* recordEvent({
+              empresaId: task.empresa_id,
+              clientId: task.client_id,
+              type: "purchase",
+              title: `${pendingPoints} points pending`,
+              description: "Offline receipt: its points can be spent once the state confirms it",
+              metadata: { nfce_id: task.id, pending_points: pendingPoints, confirm_by: confirmBy.toISOString() }
+            })
+        })
+      )
+
+    /**
+     * One look at an offline receipt: the store's own proof first (no fetch), then the state's page;
+     * unconfirmed, it waits for the next look, or is reversed once its deadline has passed.
+     */
+    const checkOffline = (task: Task, offline: NonNullable<DecodedQr["offline"]>) =>
+      Effect.gen(function* () {
+        const proof: ProofVerdict = yield* proofs.verdict(task.empresa_id, task.qr)
+        const own = { total_cents: offline.total_cents, items_count: null, issued_at: offline.issue_date }
+        if (proof === "confirmed") {
+          yield* complete(task, { ...own, by: task.qr.layout === "v2_offline" ? "csc" : "signature" })
+          return { outcome: `confirmed by the store's ${task.qr.layout === "v2_offline" ? "CSC" : "certificate"}` }
+        }
+        const outcome = yield* gateway.fetchInvoice(task.qr)
+        if (outcome.status === "ok") {
+          yield* complete(task, { ...outcome, by: "state_page" })
+          return { outcome: "confirmed by the state's page" }
+        }
+        const settings = yield* settingsOfTask(task)
+        const pendingPoints = pointsFor(offline.total_cents, settings.points_per_real)
+        const confirmBy = confirmByOf(offline.issue_date, nfceOffline)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        if (now.getTime() >= confirmBy.getTime()) {
+          yield* inTransaction(sql)(
+            reverse(task, reversalReason(outcome.status, proof, pendingPoints, confirmBy), pendingPoints)
+          )
+          return { outcome: `reversed: ${outcome.status}: ${outcome.detail}` }
+        }
+        const note = proof === "mismatch" ? "; its own hash or signature does not match what the store registered" : ""
+        yield* wait(task, pendingPoints, confirmBy, now, note)
+        return { outcome: `pending: ${outcome.status}: ${outcome.detail}` }
+      })
+
+    /**
+     * One try of a scan task. Online: the gateway's outcome settles it, except `unavailable`, retried
+     * with the jobs' backoff. Offline: a look that confirms it, or leaves it pending (`checkOffline`).
+     */
     const run = (job: ClaimedJob) =>
       Effect.gen(function* () {
-        const { empresa_id, task_id } = job.payload as { empresa_id: EmpresaId; task_id: string }
+        const {
+          empresa_id,
+          task_id,
+          check = 0
+        } = job.payload as {
+          empresa_id: EmpresaId
+          task_id: string
+          check?: number
+        }
         const [task] = yield* sql<Task>`
           UPDATE nfce_invoices SET attempts = attempts + 1, progress = GREATEST(progress, 25), updated_at = now(),
-            message = 'Asking the state for the invoice'
-          WHERE empresa_id = ${empresa_id} AND id = ${task_id} AND status = 'processing'
-          RETURNING empresa_id, id, client_id, status, qr`
+            message = CASE WHEN status = 'processing' THEN 'Asking the state for the invoice' ELSE message END
+          WHERE empresa_id = ${empresa_id} AND id = ${task_id} AND status IN ('processing', 'pending')
+            AND checks = ${check}
+          RETURNING empresa_id, id, client_id, status, qr, checks`
         if (task === undefined) return { outcome: "already settled" }
+        if (task.qr.offline !== null) return yield* checkOffline(task, task.qr.offline)
         const outcome = yield* gateway.fetchInvoice(task.qr)
         switch (outcome.status) {
           case "ok":
-            yield* complete(task, outcome)
+            yield* complete(task, { ...outcome, by: "state_page" })
             return { outcome: "completed" }
           case "unavailable":
             yield* settle(task, "processing", "The state's invoice page is unavailable; trying again soon", 50)
@@ -254,14 +417,24 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         }
       }).pipe(Effect.catchTag("SqlError", (error) => new JobFailed({ message: error.message })))
 
+    /** A task whose tries all failed: an online one fails; an offline one is reversed, as it cannot be checked. */
     const onDead = (job: ClaimedJob) =>
-      sql`
-        UPDATE nfce_invoices SET status = 'failed', progress = 100, completed_at = now(), updated_at = now(),
-          message = 'The state never answered for this invoice; scan it again later to retry, or ask the store'
-        WHERE id = ${(job.payload as { task_id: string }).task_id} AND status = 'processing'`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+      Effect.gen(function* () {
+        const { task_id } = job.payload as { task_id: string }
+        yield* sql`
+          UPDATE nfce_invoices SET status = 'failed', progress = 100, completed_at = now(), updated_at = now(),
+            message = 'The state never answered for this invoice; scan it again later to retry, or ask the store'
+          WHERE id = ${task_id} AND status = 'processing' AND (qr->'offline') = 'null'::jsonb`
+        const [task] = yield* sql<Task & { pending_points: number | null }>`
+          SELECT empresa_id, id, client_id, status, qr, checks, pending_points FROM nfce_invoices
+          WHERE id = ${task_id} AND status IN ('processing', 'pending')`
+        if (task !== undefined)
+          yield* reverse(
+            task,
+            "Nothing credited: this offline receipt could not be checked; scan it again later to retry",
+            task.pending_points ?? 0
+          )
+      }).pipe(Effect.orDie)
 
     const cnpjs = traced("Nfce.cnpjs")(function* (empresaId: EmpresaId) {
       const data = yield* sql<StoreCnpj>`
@@ -290,6 +463,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       const [removed] = yield* sql<StoreCnpj>`
         DELETE FROM empresa_cnpjs WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj} RETURNING cnpj, created_at`
       if (removed === undefined) return yield* new NotFound({ resource: "Store CNPJ", id: cnpj })
+      yield* proofs.forget(empresaId, cnpj)
       return removed
     })
 
@@ -297,7 +471,8 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
     const invoices = traced("Nfce.invoices")(function* (empresaId: EmpresaId, input: ListInvoicesInput) {
       const rows = yield* sql<NfceInvoice & { total: number }>`
         SELECT id, access_key, status, progress, message, client_id, valor_total::float8 AS valor_total,
-               items_count, points_credited, issued_at, created_at, completed_at, count(*) OVER ()::int AS total
+               items_count, points_credited, pending_points, confirmed_by, confirm_by, issued_at, created_at,
+               completed_at, count(*) OVER ()::int AS total
         FROM nfce_invoices
         WHERE empresa_id = ${empresaId}
           ${input.status === undefined ? sql`` : sql`AND status = ${input.status}`}
@@ -313,7 +488,11 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       inspect,
       ...sqlErrorsAsDefects({ scan, progress, cnpjs, addCnpj, removeCnpj, invoices }),
       /** The `nfce` queue's handler. */
-      handler: { queue: NFCE_QUEUE, run, onDead } satisfies JobHandler
+      handler: {
+        queue: NFCE_QUEUE,
+        run: (job) => run(job).pipe(Effect.provideService(SqlClient.SqlClient, sql)),
+        onDead: (job) => onDead(job).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      } satisfies JobHandler
     }
   })
 }) {}

@@ -19,10 +19,13 @@ export const PointsBalance = z
     ]
   })
 
+/** The most one credit adds: its sums stay far inside the ledger's bigint and JS's safe integers. */
+export const MAX_CREDIT_POINTS = 1_000_000_000
+
 export const CreditPointsInput = z
   .strictObject({
     client_id: ClientId.describe("Client to credit"),
-    points: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe("Points to add, a positive integer"),
+    points: JsonNumber(z.number().int().min(1).max(MAX_CREDIT_POINTS)).describe("Points to add, a positive integer"),
     description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
     source: z
       .string()

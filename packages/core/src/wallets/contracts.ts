@@ -3,6 +3,13 @@ import { ClientId, EmpresaId } from "../ids.js"
 
 const Points = z.number().int()
 const Cashback = z.number().describe("Cashback balance in BRL")
+const Pending = z
+  .number()
+  .int()
+  .describe(
+    "Points of offline (contingency) NFC-e receipts awaiting the state's confirmation: not in saldo_pontos, " +
+      "not spendable; they join it once confirmed, or are reversed"
+  )
 
 const WALLET_EXAMPLE = {
   id: "6f1c2d9e-8a41-4c55-9a0e-3d2b1f0e7a10",
@@ -10,7 +17,8 @@ const WALLET_EXAMPLE = {
   empresa_name: "Padaria Sol",
   empresa_logo: null,
   saldo_pontos: 340,
-  saldo_cashback: 0
+  saldo_cashback: 0,
+  pending_points: 0
 }
 
 /** The user's balance at one store (spec 2.4 "Wallet (per company)"); `id` is the user's client record there. */
@@ -20,7 +28,8 @@ const Wallet = z.object({
   empresa_name: z.string(),
   empresa_logo: z.string().nullable(),
   saldo_pontos: Points,
-  saldo_cashback: Cashback
+  saldo_cashback: Cashback,
+  pending_points: Pending
 })
 export type Wallet = z.infer<typeof Wallet>
 
@@ -32,6 +41,7 @@ export const StoreWallet = z
     store_name: z.string(),
     saldo_pontos: Points,
     saldo_cashback: Cashback,
+    pending_points: Pending,
     total_earned: Points.describe("Points ever credited at this store"),
     total_spent: Points.describe("Points spent at this store, less the spends given back")
   })
@@ -42,6 +52,7 @@ export const StoreWallet = z
         store_name: "Padaria Sol",
         saldo_pontos: 340,
         saldo_cashback: 0,
+        pending_points: 0,
         total_earned: 500,
         total_spent: 160
       }

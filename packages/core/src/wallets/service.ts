@@ -9,14 +9,17 @@ import { traced } from "../tracing.js"
 /**
  * The user's balances, summed from the ledger of each client record the user may see
  * (`user_clients`: only once the email is verified). A refund gives a spend back, so it lowers
- * `total_spent`; expiries and adjustments change the balance only.
+ * `total_spent`; expiries and adjustments change the balance only. Pending points (offline NFC-e
+ * receipts awaiting confirmation) are not in the ledger: they are summed from the receipts.
  */
 const WALLET_COLUMNS = `
   c.id, e.id AS empresa_id, e.name AS empresa_name, e.settings->>'logo_url' AS empresa_logo,
   coalesce(sum(l.points), 0)::int AS saldo_pontos,
   coalesce(sum(l.cashback), 0)::float8 AS saldo_cashback,
   coalesce(sum(l.points) FILTER (WHERE l.kind = 'credit'), 0)::int AS total_earned,
-  coalesce(-sum(l.points) FILTER (WHERE l.kind IN ('spend', 'refund')), 0)::int AS total_spent`
+  coalesce(-sum(l.points) FILTER (WHERE l.kind IN ('spend', 'refund')), 0)::int AS total_spent,
+  (SELECT coalesce(sum(i.pending_points), 0)::float8 FROM nfce_invoices i
+   WHERE i.empresa_id = e.id AND i.client_id = c.id AND i.status = 'pending') AS pending_points`
 
 type Row = Wallet & Pick<StoreWallet, "total_earned" | "total_spent">
 
@@ -45,8 +48,16 @@ export class Wallets extends Effect.Service<Wallets>()("core/Wallets", {
     const atStore = traced("Wallets.atStore")(function* (userId: UserId, storeId: EmpresaId) {
       const [row] = yield* rows(userId, storeId)
       if (row === undefined) return yield* new NotFound({ resource: "Wallet", id: storeId })
-      const { empresa_id, empresa_name, saldo_pontos, saldo_cashback, total_earned, total_spent } = row
-      return { store_id: empresa_id, store_name: empresa_name, saldo_pontos, saldo_cashback, total_earned, total_spent }
+      const { empresa_id, empresa_name, saldo_pontos, saldo_cashback, pending_points, total_earned, total_spent } = row
+      return {
+        store_id: empresa_id,
+        store_name: empresa_name,
+        saldo_pontos,
+        saldo_cashback,
+        pending_points,
+        total_earned,
+        total_spent
+      }
     })
 
     return sqlErrorsAsDefects({ list, atStore })

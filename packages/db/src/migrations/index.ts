@@ -26,5 +26,6 @@ export const MIGRATIONS = {
   "0021_client_totals": () => import("./0021_client_totals.js"),
   "0022_loyalty_cardholders": () => import("./0022_loyalty_cardholders.js"),
   "0023_referred_users_index": () => import("./0023_referred_users_index.js"),
+  "0024_nfce_pending": () => import("./0024_nfce_pending.js"),
   "0025_sessions": () => import("./0025_sessions.js")
 }

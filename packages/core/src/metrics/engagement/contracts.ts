@@ -312,9 +312,11 @@ export const NfceMetrics = z
     ...windowEcho,
     ...groupByEcho,
     invoices_scanned: Count.describe("Invoices (NFC-e QR codes) scanned in the window, in any status"),
-    invoices_processing: Count.describe("Of those, still being processed"),
+    invoices_processing: Count.describe(
+      "Of those, still being processed, offline receipts pending confirmation included"
+    ),
     invoices_completed: Count.describe("Of those, processed and credited"),
-    invoices_failed: Count.describe("Of those, refused or failed"),
+    invoices_failed: Count.describe("Of those, refused or failed, offline receipts reversed unconfirmed included"),
     conversion_rate: Rate.describe(
       "invoices_completed / invoices_scanned as a ratio 0..1, 4 decimals; 0 when none were scanned"
     ),

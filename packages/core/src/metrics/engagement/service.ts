@@ -266,9 +266,9 @@ export class EngagementMetrics extends Effect.Service<EngagementMetrics>()("core
         facts: (within) => sql`SELECT status, valor_total, points_credited FROM nfce_invoices WHERE ${scanned(within)}`,
         measures: {
           scanned: "count(*)",
-          processing: "count(*) FILTER (WHERE status = 'processing')",
+          processing: "count(*) FILTER (WHERE status IN ('processing', 'pending'))",
           completed: "count(*) FILTER (WHERE status = 'completed')",
-          failed: "count(*) FILTER (WHERE status = 'failed')",
+          failed: "count(*) FILTER (WHERE status IN ('failed', 'reversed'))",
           total_valor: "COALESCE(sum(valor_total) FILTER (WHERE status = 'completed'), 0)",
           points_credited: "COALESCE(sum(points_credited) FILTER (WHERE status = 'completed'), 0)"
         },
