@@ -10,6 +10,7 @@ import cliProgress from "cli-progress"
 import { parse } from "csv-parse/sync"
 import type { CustomCommand } from "./commands.js"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
+import { inert, jsonText } from "./output.js"
 import type { CliIo } from "./session.js"
 import type { Call, Reply } from "./transport.js"
 
@@ -93,12 +94,12 @@ const summaryOf = (file: string, dryRun: boolean, results: ReadonlyArray<ImportR
 const humanReport = (summary: ReturnType<typeof summaryOf>) => {
   const verb = summary.dry_run ? "would be created" : "created"
   const lines = [
-    `${summary.dry_run ? "dry run of" : "imported"} ${summary.file}: ${summary.created} ${verb}, ` +
+    `${summary.dry_run ? "dry run of" : "imported"} ${inert(summary.file)}: ${summary.created} ${verb}, ` +
       `${summary.skipped} skipped (already a client), ${summary.invalid} invalid`
   ]
   for (const result of summary.results) {
     if (result.status !== "invalid") continue
-    lines.push(`  row ${result.row}: ${(result.errors ?? []).map((e) => `${e.field}: ${e.msg}`).join("; ")}`)
+    lines.push(`  row ${result.row}: ${inert((result.errors ?? []).map((e) => `${e.field}: ${e.msg}`).join("; "))}`)
   }
   return `${lines.join("\n")}\n`
 }
@@ -162,7 +163,7 @@ export const importClientsCommand = ({ io, call, json }: ImportContext): CustomC
       bar?.stop()
     }
     const summary = summaryOf(file, dryRun, results)
-    io.stdout(json() ? `${JSON.stringify(summary, null, 2)}\n` : humanReport(summary))
+    io.stdout(json() ? `${jsonText(summary)}\n` : humanReport(summary))
     if (summary.invalid > 0) {
       throw usage(`${summary.invalid} of ${rows.length} rows are invalid and were not imported (listed above)`)
     }

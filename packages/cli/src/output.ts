@@ -11,6 +11,25 @@ interface Page {
   readonly pages: number
 }
 
+/** C0 (with DEL) and C1: every character a terminal may act on instead of showing. */
+const CONTROL = /\p{Cc}/gu
+
+const hex = (char: string) => char.charCodeAt(0).toString(16).padStart(2, "0")
+
+/**
+ * Text for a person's terminal with every control character shown as `\xHH`: a value a stranger
+ * wrote (a survey respondent's name) must not retitle the window, clear the screen, move the cursor
+ * (`\r`) or hide a link (OSC 8) in front of whoever reads it.
+ */
+export const inert = (text: string): string => text.replace(CONTROL, (char) => `\\x${hex(char)}`)
+
+/**
+ * JSON text that parses to exactly `value`, with DEL and C1 written as `\u00HH` as well: JSON.stringify
+ * escapes C0 itself, and a terminal showing `--json` must not act on an 8-bit CSI either.
+ */
+export const jsonText = (value: unknown): string =>
+  JSON.stringify(value ?? null, null, 2).replace(/[\u007f-\u009f]/g, (char) => `\\u00${hex(char)}`)
+
 const isRecord = (u: unknown): u is Row => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Core's paginated shape (`paginated` in core contracts). */
@@ -21,11 +40,11 @@ const isPage = (u: unknown): u is Page =>
   typeof u["page"] === "number" &&
   typeof u["pages"] === "number"
 
-/** One cell: nested values inline as JSON, absent ones as a dash, never a line break. */
+/** One cell: nested values inline as JSON, absent ones as a dash, never a line break nor a control. */
 const cell = (value: unknown): string => {
   if (value === null || value === undefined) return "-"
   const text = typeof value === "object" ? JSON.stringify(value) : String(value)
-  return text.replace(/\s*\n\s*/g, " ")
+  return inert(text.replace(/\s*\n\s*/g, " "))
 }
 
 const alignedLines = (rows: ReadonlyArray<ReadonlyArray<string>>): string[] => {
@@ -42,13 +61,13 @@ const table = (items: ReadonlyArray<unknown>, styles: Styles): string => {
   const columns = [...new Set(items.flatMap((item) => Object.keys(item)))]
   // Styled after padding, so escape codes never count towards a column's width.
   const [header = "", ...rows] = alignedLines([
-    columns,
+    columns.map(inert),
     ...items.map((item) => columns.map((column) => cell(item[column])))
   ])
   return [styles.bold(header), ...rows].join("\n")
 }
 
-const keyValues = (item: Row): string => aligned(Object.entries(item).map(([key, value]) => [key, cell(value)]))
+const keyValues = (item: Row): string => aligned(Object.entries(item).map(([key, value]) => [inert(key), cell(value)]))
 
 const human = (value: unknown, styles: Styles): string => {
   if (isPage(value)) {
@@ -73,7 +92,10 @@ const idOf = (item: unknown): string | undefined => {
 /** `--quiet`: only identifiers, one per line, for `xargs` and shell loops. */
 const ids = (value: unknown): string => {
   const items = isPage(value) ? value.data : Array.isArray(value) ? value : [value]
-  return items.flatMap((item) => idOf(item) ?? []).join("\n")
+  return items
+    .flatMap((item) => idOf(item) ?? [])
+    .map(inert)
+    .join("\n")
 }
 
 export type OutputMode = "human" | "json" | "quiet"
@@ -84,7 +106,6 @@ export const outputMode = ({ json, quiet }: { readonly json?: boolean; readonly 
 
 /** `styles` only ever reach human output: JSON and ids stay plain for whatever reads them. */
 export const render = (value: unknown, mode: OutputMode, styles: Styles = PLAIN): string => {
-  const text =
-    mode === "json" ? JSON.stringify(value ?? null, null, 2) : mode === "quiet" ? ids(value) : human(value, styles)
+  const text = mode === "json" ? jsonText(value) : mode === "quiet" ? ids(value) : human(value, styles)
   return text === "" ? "" : `${text}\n`
 }

@@ -33,7 +33,26 @@ const checkedUrl = (url: string) => {
   }
 }
 
+/**
+ * The CLI follows no redirect: fetch would send X-API-Key on to wherever a server points (only
+ * `Authorization` is dropped across origins), and a server the user named must not hand their key to
+ * one they did not.
+ */
+const redirectFailure = (response: Response, endpoint: string) => {
+  const target = response.headers.get("location") ?? "another address"
+  return new CommandFailed(
+    `${endpoint} answered ${response.status}, a redirect to ${target}; ` +
+      "the CLI follows no redirect, so the API key is sent only to the server --url names: " +
+      "give the final address as --url",
+    ExitCode.Failure
+  )
+}
+
 const callFailure = (error: unknown, options: RemoteOptions, response: Response | undefined): CommandFailed => {
+  const endpoint = `${options.url.replace(/\/+$/, "")}/trpc`
+  if (response !== undefined && response.status >= 300 && response.status < 400) {
+    return redirectFailure(response, endpoint)
+  }
   if (!(error instanceof TRPCClientError)) return new CommandFailed(String(error), ExitCode.Failure)
   const data = (error.data ?? undefined) as ErrorData | undefined
   if (data?.code !== undefined) {
@@ -52,7 +71,6 @@ const callFailure = (error: unknown, options: RemoteOptions, response: Response 
     }
     return new CommandFailed(line, exitCodeOf(status), body)
   }
-  const endpoint = `${options.url.replace(/\/+$/, "")}/trpc`
   if (response === undefined) {
     const cause = error.cause
     const reason = cause?.cause instanceof Error ? cause.cause.message : (cause?.message ?? error.message)
@@ -77,7 +95,7 @@ export const openRemote = (options: RemoteOptions): Transport => {
         // An empty key reaches the server as no key, which answers with the usual 401.
         apiKey: options.apiKey ?? "",
         ...(options.empresa !== undefined && { empresa: options.empresa }),
-        fetch: async (request, init) => (response = await fetch(request, init))
+        fetch: async (request, init) => (response = await fetch(request, { ...init, redirect: "manual" }))
       })
       try {
         const procedure = procedureAt(client, path)

@@ -4,6 +4,7 @@ import { stylesFor } from "./colour.js"
 import { addConfigCommand } from "./config-command.js"
 import { CommandFailed, ExitCode } from "./exit-codes.js"
 import { importClientsCommand } from "./import.js"
+import { inert, jsonText } from "./output.js"
 import { buildProgram } from "./program.js"
 import { createSession, type CliIo, type GlobalOptions } from "./session.js"
 
@@ -19,8 +20,9 @@ const report = (error: unknown, io: CliIo, json: boolean): ExitCode => {
     error instanceof CommandFailed
       ? error
       : new CommandFailed(error instanceof Error ? error.message : String(error), ExitCode.Failure)
-  if (json) io.stderr(`${JSON.stringify(failure.body, null, 2)}\n`)
-  else io.stderr(`${io.styles.stderr.error("error:")} ${failure.message}\n`)
+  // A server's message may repeat what a stranger wrote: shown inert, like every value.
+  if (json) io.stderr(`${jsonText(failure.body)}\n`)
+  else io.stderr(`${io.styles.stderr.error("error:")} ${inert(failure.message)}\n`)
   return failure.exitCode
 }
 
