@@ -40,8 +40,15 @@ afterAll(() => sink.close())
 
 let setup: { a: TestServer; b: TestServer; tenant: Tenant; database?: TestDatabase } | undefined
 beforeAll(async () => {
-  // One signing secret, so a token one process issued verifies on the other from the start.
-  const env = { ...endUserEnv(sink), FIDELIS_JWT_SECRET: "session-takeover-signing-secret-0123456789" }
+  const env = {
+    ...endUserEnv(sink),
+    // One signing secret, so a token one process issued verifies on the other from the start.
+    FIDELIS_JWT_SECRET: "session-takeover-signing-secret-0123456789",
+    // The racing logins fail by the dozen from one address: not this file's subject.
+    FIDELIS_LOGIN_IP_SLOW_AFTER: "1000",
+    FIDELIS_LOGIN_IP_LOCK_AFTER: "1000",
+    FIDELIS_USER_IP_RATE_LIMIT_PER_MINUTE: "10000"
+  }
   if (realServerUrl() === undefined) {
     const a = await startServer({ env })
     setup = { a, b: a, tenant: await createTenant(a) }
@@ -172,6 +179,24 @@ describe("a balance the store created, and the address registered by someone els
     const owner = await logIn(setup!.b, email, "senha-do-dono")
     expect((await me(setup!.a, owner.access_token)).body.stats.total_points).toBe(700)
     expect(await balanceOf(client.id)).toBe(700)
+  })
+
+  it("a login that checked the old password while the reset ran does not outlive the reset", async () => {
+    const email = uniqueEmail()
+    await storeCreated(email, 200)
+    await registerAccount(setup!.a, { email, password: "senha-do-atacante" })
+    expect((await post(setup!.a, "/auth/request-password-reset", { email })).status).toBe(202)
+    const { token } = await emailedToken(sink, email, "reset_password")
+    // The registrant logs in over and over on both processes while the owner resets.
+    const logins = Array.from({ length: 24 }, (_, i) =>
+      post(servers()[i % 2]!, "/auth/login", { email, password: "senha-do-atacante" })
+    )
+    // One of them is in before the reset starts (so the check below is never empty); the rest race it.
+    expect((await Promise.race(logins)).status).toBe(200)
+    expect((await post(setup!.b, "/auth/reset-password", { token, password: "senha-do-dono" })).status).toBe(200)
+    const sessions = (await Promise.all(logins)).filter((res) => res.status === 200).map((res) => res.body)
+    expect(sessions.length).toBeGreaterThan(0)
+    for (const session of sessions) await expectSessionDead(session)
   })
 
   it("no token issued before the verification link was used sees the balance afterwards", async () => {
