@@ -17,6 +17,7 @@ import type {
   UserProfile
 } from "./contracts.js"
 import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
+import { passwordProblem } from "./password-policy.js"
 import { hashPassword, PasswordHashing } from "./passwords.js"
 import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
@@ -36,6 +37,12 @@ const sha256 = (value: string) => createHash("sha256").update(value).digest("hex
 const newRefreshToken = () => `rt_${randomBytes(32).toString("base64url")}`
 
 const linkNotFound = () => new NotFound({ resource: "Link", id: "token" })
+
+/** Refuses (422 at body.password) a new password the policy does not allow, saying why. */
+const allowedPassword = (password: string, account: { readonly email: string; readonly nome: string }) => {
+  const issue = passwordProblem(password, account)
+  return issue === undefined ? Effect.void : Effect.fail(new ValidationFailed({ issues: [issue] }))
+}
 
 interface UserRow extends AccountUser {
   readonly password_hash: string | null
@@ -105,6 +112,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * made (docs/decisions.md "Account linking"): its clients' balances show once the email is verified.
      */
     const register = traced("Accounts.register")(function* (input: RegisterInput) {
+      yield* allowedPassword(input.password, input)
       const passwordHash = yield* passwords.hash(input.password)
       return yield* inTransaction(sql)(
         Effect.gen(function* () {
@@ -302,13 +310,16 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
 
     /**
      * Sets a new password and ends every session. The link proves the mailbox is the account's, so
-     * the email counts as verified, and the account's login lockout is lifted.
+     * the email counts as verified, and the account's login lockout is lifted. A password the policy
+     * refuses leaves the link unused.
      */
     const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
       const passwordHash = yield* passwords.hash(password)
       const address = yield* inTransaction(sql)(
         Effect.gen(function* () {
           const { user_id, email } = yield* consume(token, "reset_password")
+          const [owner] = yield* sql<{ nome: string }>`SELECT nome FROM users WHERE id = ${user_id}`
+          yield* allowedPassword(password, { email, nome: owner!.nome })
           yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`
           yield* markVerified(user_id, email)
           yield* sql`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = ${user_id} AND revoked_at IS NULL`
