@@ -16,7 +16,7 @@ import type {
   UpdateProfileInput,
   UserProfile
 } from "./contracts.js"
-import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
+import { ACCOUNT_MAIL_LIMIT as limit, ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
 import { passwordProblem } from "./password-policy.js"
 import { hashPassword, PasswordHashing } from "./passwords.js"
 import { AccessTokens } from "./tokens.js"
@@ -97,14 +97,27 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         } satisfies TokenPair
       })
 
-    /** Queues an account email (verification, reset) in the caller's transaction. */
+    /**
+     * Queues an account email (verification, reset) in the caller's transaction, unless the account
+     * had `limit.mails` within `limit.seconds` already: then nothing is sent, and the caller's
+     * answer stays the same. The account's row is locked first, so parallel requests count in turn.
+     */
     const sendLink = (userId: UserId, email: string, purpose: LinkPurpose) =>
       Effect.gen(function* () {
+        yield* sql`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
         const [row] = yield* sql<{ id: string }>`
           INSERT INTO account_tokens (user_id, purpose, email, expires_at)
-          VALUES (${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]}))
+          SELECT ${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]})
+          WHERE (SELECT count(*) FROM account_tokens
+                 WHERE user_id = ${userId} AND created_at > now() - make_interval(secs => ${limit.seconds}))
+                < ${limit.mails}
           RETURNING id`
-        yield* jobs.enqueue({ queue: ACCOUNT_MAIL_QUEUE, payload: { token_id: row!.id } })
+        if (row === undefined) {
+          return yield* Effect.logWarning("Account email not sent: the address had its hourly limit").pipe(
+            Effect.annotateLogs({ user_id: userId, purpose })
+          )
+        }
+        yield* jobs.enqueue({ queue: ACCOUNT_MAIL_QUEUE, payload: { token_id: row.id } })
       })
 
     /**

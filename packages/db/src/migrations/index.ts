@@ -25,5 +25,6 @@ export const MIGRATIONS = {
   "0020_client_stamp_totals": () => import("./0020_client_stamp_totals.js"),
   "0021_client_totals": () => import("./0021_client_totals.js"),
   "0022_loyalty_cardholders": () => import("./0022_loyalty_cardholders.js"),
-  "0023_referred_users_index": () => import("./0023_referred_users_index.js")
+  "0023_referred_users_index": () => import("./0023_referred_users_index.js"),
+  "0026_account_mail_limit": () => import("./0026_account_mail_limit.js")
 }
