@@ -38,7 +38,7 @@ const settle = async (marker: string) => {
 }
 
 describe("password-reset email bombing", () => {
-  it("sends an address at most 3 account emails an hour, whatever the client addresses, with the same answer", async () => {
+  it("sends an address at most 3 account emails an hour from any client addresses, with the same answer", async () => {
     const { user } = await registerAccount(server)
     const marker = await registerAccount(server)
     const stranger = await askReset("nobody.at.all@example.com", "198.51.100.99")

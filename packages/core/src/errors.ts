@@ -113,9 +113,11 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfter: number
   readonly budget?: "key" | "address"
+  /** What ran out, for people, when it is not a request budget (the login throttle's lock). */
+  readonly reason?: string
 }> {
   override get message() {
-    return `Rate limit exceeded; retry in ${this.retryAfter} s`
+    return `${this.reason ?? "Rate limit exceeded"}; retry in ${this.retryAfter} s`
   }
 }
 
