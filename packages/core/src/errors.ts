@@ -114,7 +114,10 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfter: number
   readonly budget?: "key" | "address"
-  /** Which limit, for people, when it is a rule of the domain rather than a request budget. */
+  /**
+   * What ran out, for people, when it is not a request budget (the login throttle's lock, a store's
+   * receipt velocity).
+   */
   readonly reason?: string
 }> {
   override get message() {

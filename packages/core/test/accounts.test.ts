@@ -1,5 +1,6 @@
 import { Effect, Exit, Layer } from "effect"
 import { describe, expect, it } from "vitest"
+import { passwordProblem } from "../src/accounts/password-policy.js"
 import { hashPassword, PasswordHashing, verifyPassword } from "../src/accounts/passwords.js"
 import { Config, configFromEnv } from "../src/config.js"
 
@@ -60,5 +61,22 @@ describe("the password hashing queue", () => {
       })
     )
     expect(verified).toBe(true)
+  })
+})
+
+describe("the password policy", () => {
+  const ana = { email: "ana.lu@example.com", nome: "Ana Lu" }
+
+  it("leaves a good password alone, and a name or email part too short to matter", () => {
+    expect(passwordProblem("correct horse battery", ana)).toBeUndefined()
+    expect(passwordProblem("banana-lua-2024", ana)).toBeUndefined()
+  })
+
+  it("refuses a common password after folding case and accents", () => {
+    expect(passwordProblem("SÉNHA123", ana)?.type).toBe("password_too_common")
+  })
+
+  it("refuses the email's name before the @ once it is long enough", () => {
+    expect(passwordProblem("x-ana.lu-x", ana)?.type).toBe("password_personal")
   })
 })

@@ -12,7 +12,10 @@ const Password = z
   .string()
   .min(PASSWORD_LENGTH.min, PASSWORD_RULE)
   .max(PASSWORD_LENGTH.max, PASSWORD_RULE)
-  .describe(PASSWORD_RULE)
+  .describe(
+    `${PASSWORD_RULE}; not blank, not one of the most common passwords, and not containing ` +
+      "the account's email or name (422 says which)"
+  )
 
 /**
  * A deliverable address. `no-email.invalid` is the domain of the technical logins a company's

@@ -16,6 +16,13 @@ export type LinkPurpose = "verify_email" | "reset_password"
 /** How long a link works, in seconds: a reset is short-lived, a verification may wait for the user. */
 export const LINK_LIFETIMES: Record<LinkPurpose, number> = { verify_email: 48 * 3600, reset_password: 3600 }
 
+/**
+ * Account emails (verification and reset together) one account's address gets at most within
+ * `seconds`, whoever asks and from wherever (docs/decisions.md "Account emails per address"). The
+ * window is a reset link's lifetime: while the limit holds mail back, the links it counted still work.
+ */
+export const ACCOUNT_MAIL_LIMIT = { mails: 3, seconds: LINK_LIFETIMES.reset_password } as const
+
 /** Where each link leads: the consumer app's page, which posts the token to the API. */
 const PAGES: Record<LinkPurpose, string> = {
   verify_email: "/account/verify-email",

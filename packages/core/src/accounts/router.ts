@@ -46,8 +46,10 @@ export const authRouter = router({
         tags,
         summary: "Log in",
         description:
-          "A wrong email or password gives the same 401. Repeated failures for one account or address " +
-          "wait longer each time (429 with Retry-After), then lock it for a while."
+          "A wrong email or password gives the same 401. Each try counts before its password is checked: " +
+          "past 5 failures for one account (20 for one address), even in parallel, each try waits longer " +
+          "(429 with Retry-After), and 10 (100) lock it for a while; a password-reset link gets the owner " +
+          "in meanwhile. 503 with Retry-After when too many password checks are waiting."
       }
     })
     .input(LoginInput)
@@ -114,7 +116,9 @@ export const authRouter = router({
         path: "/auth/request-password-reset",
         tags,
         summary: "Email a password-reset link",
-        description: "The same answer whether or not the email has an account."
+        description:
+          "The same answer whether or not the email has an account. An account gets at most 3 emails " +
+          "(verification and reset) an hour: past them the answer is the same and nothing is sent."
       }
     })
     .input(RequestPasswordResetInput)

@@ -18,7 +18,8 @@ import type {
   UpdateProfileInput,
   UserProfile
 } from "./contracts.js"
-import { ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
+import { ACCOUNT_MAIL_LIMIT as limit, ACCOUNT_MAIL_QUEUE, LINK_LIFETIMES, type LinkPurpose } from "./mail.js"
+import { passwordProblem } from "./password-policy.js"
 import { hashPassword, PasswordHashing } from "./passwords.js"
 import { canonicalEmail } from "./same-person.js"
 import { AccessTokens } from "./tokens.js"
@@ -40,6 +41,12 @@ const sha256 = (value: string) => createHash("sha256").update(value).digest("hex
 const newRefreshToken = () => `rt_${randomBytes(32).toString("base64url")}`
 
 const linkNotFound = () => new NotFound({ resource: "Link", id: "token" })
+
+/** Refuses (422 at body.password) a new password the policy does not allow, saying why. */
+const allowedPassword = (password: string, account: { readonly email: string; readonly nome: string }) => {
+  const issue = passwordProblem(password, account)
+  return issue === undefined ? Effect.void : Effect.fail(new ValidationFailed({ issues: [issue] }))
+}
 
 interface UserRow extends AccountUser {
   readonly password_hash: string | null
@@ -120,14 +127,27 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const endSession = (write: Effect.Effect<ReadonlyArray<{ readonly id: string }>, SqlError>) =>
       cache.sessionEnd(write, ([ended]) => ended?.id)
 
-    /** Queues an account email (verification, reset) in the caller's transaction. */
+    /**
+     * Queues an account email (verification, reset) in the caller's transaction, unless the account
+     * had `limit.mails` within `limit.seconds` already: then nothing is sent, and the caller's
+     * answer stays the same. The account's row is locked first, so parallel requests count in turn.
+     */
     const sendLink = (userId: UserId, email: string, purpose: LinkPurpose) =>
       Effect.gen(function* () {
+        yield* sql`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
         const [row] = yield* sql<{ id: string }>`
           INSERT INTO account_tokens (user_id, purpose, email, expires_at)
-          VALUES (${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]}))
+          SELECT ${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]})
+          WHERE (SELECT count(*) FROM account_tokens
+                 WHERE user_id = ${userId} AND created_at > now() - make_interval(secs => ${limit.seconds}))
+                < ${limit.mails}
           RETURNING id`
-        yield* jobs.enqueue({ queue: ACCOUNT_MAIL_QUEUE, payload: { token_id: row!.id } })
+        if (row === undefined) {
+          return yield* Effect.logWarning("Account email not sent: the address had its hourly limit").pipe(
+            Effect.annotateLogs({ user_id: userId, purpose })
+          )
+        }
+        yield* jobs.enqueue({ queue: ACCOUNT_MAIL_QUEUE, payload: { token_id: row.id } })
       })
 
     /**
@@ -135,6 +155,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * made (docs/decisions.md "Account linking"): its clients' balances show once the email is verified.
      */
     const register = traced("Accounts.register")(function* (input: RegisterInput) {
+      yield* allowedPassword(input.password, input)
       const passwordHash = yield* passwords.hash(input.password)
       return yield* inTransaction(sql)(
         Effect.gen(function* () {
@@ -378,7 +399,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     /**
      * Sets a new password and ends every session. The link proves the mailbox is the account's, so
      * the email counts as verified (its other links are used up), and the account's login lockout is
-     * lifted.
+     * lifted. A password the policy refuses leaves the link unused.
      */
     const resetPassword = traced("Accounts.resetPassword")(function* (token: string, password: string) {
       const passwordHash = yield* passwords.hash(password)
@@ -386,6 +407,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         inTransaction(sql)(
           Effect.gen(function* () {
             const { user_id, email } = yield* consume(token, "reset_password")
+            const [owner] = yield* sql<{ nome: string }>`SELECT nome FROM users WHERE id = ${user_id}`
+            yield* allowedPassword(password, { email, nome: owner!.nome })
             yield* sql`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${user_id}`
             yield* markVerified(user_id, email)
             yield* endSessionsOf(user_id)

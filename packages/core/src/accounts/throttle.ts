@@ -9,7 +9,19 @@ export interface Subject {
   readonly key: string
   readonly slowAfter: number
   readonly lockAfter: number
+  /** Why its tries are refused, for people: how the owner gets in meanwhile. */
+  readonly refusal: string
 }
+
+/**
+ * The same for every email, known or not (no enumeration); it names the way in that a lock leaves
+ * the owner (docs/decisions.md "Lockout and the owner").
+ */
+const ACCOUNT_REFUSAL =
+  "Too many failed logins for this email: to get in now, ask for a password-reset link " +
+  "(POST /api/v1/auth/request-password-reset)"
+
+const ADDRESS_REFUSAL = "Too many failed logins from this network address"
 
 /** The longest wait of the slow-down, before the lockout takes over. */
 const MAX_DELAY_SECONDS = 60
@@ -36,11 +48,19 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginTh
       {
         key: `account:${email.trim().toLowerCase()}`,
         slowAfter: config.loginSlowAfter,
-        lockAfter: config.loginLockAfter
+        lockAfter: config.loginLockAfter,
+        refusal: ACCOUNT_REFUSAL
       },
       ...(address === undefined
         ? []
-        : [{ key: `ip:${address}`, slowAfter: config.loginIpSlowAfter, lockAfter: config.loginIpLockAfter }])
+        : [
+            {
+              key: `ip:${address}`,
+              slowAfter: config.loginIpSlowAfter,
+              lockAfter: config.loginIpLockAfter,
+              refusal: ADDRESS_REFUSAL
+            }
+          ])
     ]
 
     const recent = sql`make_interval(secs => ${config.loginWindowSeconds})`
@@ -79,7 +99,9 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("core/LoginTh
           SELECT coalesce((SELECT greatest(ceil(${waitOf(subject)}), 1)::int FROM login_throttle t
                            WHERE subject = ${subject.key}), 1)
           WHERE NOT EXISTS (SELECT 1 FROM tried)`
-        if (row !== undefined && row.wait > 0) return yield* new RateLimited({ retryAfter: row.wait })
+        if (row !== undefined && row.wait > 0) {
+          return yield* new RateLimited({ retryAfter: row.wait, reason: subject.refusal })
+        }
       })
 
     /** Counts a try against every subject before its password is checked, or refuses it (429) and counts nothing. */
