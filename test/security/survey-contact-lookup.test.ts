@@ -27,7 +27,7 @@ const promoterContact = async (phone: string) => {
   })
 }
 
-/** What may differ between two answers: the response's own id, time and phone, the request id, the clock, the budget. */
+/** What may differ between two answers: the response's id, time and phone, the request id, clock and budget. */
 const comparable = (res: ApiResponse) => {
   const { response_id: _id, submitted_at: _at, client_phone: _phone, ...body } = res.body
   const headers = Object.fromEntries(
