@@ -452,7 +452,7 @@ describe("PATCH /quests/{estabelecimento_ref}/{response_id}/contact (spec 4.3 co
       submitted_at: submitted["submitted_at"],
       client_name: "Maria Souza",
       client_phone: "11912345678",
-      referral_code: null
+      referral_invite: false
     })
     const [row] = (await listed(tenant, submitted["quest_id"])).data
     expect(row).toMatchObject({
@@ -578,32 +578,26 @@ describe("PATCH /quests/{estabelecimento_ref}/{response_id}/contact (spec 4.3 co
     expect(row).toMatchObject({ client_name: null })
   })
 
-  it("a promoter whose phone is a client's gets that client's referral code; anyone else gets null", async () => {
+  it("says a promoter's phone gets a referral invitation, the same whether or not it is a client's", async () => {
     const tenant = await createTenant(server)
-    const other = await createTenant(server)
     await createClient(server, tenant, { nome: "Cliente Um", telefone: "+55 11 91234-5678" })
-    await createClient(server, tenant, { nome: "Cliente Dois", telefone: "(21) 3456-7890" })
-    await createClient(server, other, { nome: "Outra Loja", telefone: "(31) 99876-5432" })
     const ref = tenant.empresa.id_name
     const contactAfter = async (scores: Json, phone: string) =>
       (await saveContact(ref, (await answered(tenant, scores))["response_id"], { client_phone: phone })).body as Json
 
-    const one = await contactAfter({ csat: 5, nps: 10 }, "11 91234-5678")
-    expect(one["referral_code"]).toMatch(/^[A-Z0-9]{6,}$/)
-    // The same client whatever the formatting, with or without 55; another client another code.
-    expect((await contactAfter({ csat: 5, nps: 9 }, "+55 (11) 91234-5678"))["referral_code"]).toBe(one["referral_code"])
-    const two = await contactAfter({ csat: 5, nps: 9 }, "552134567890")
-    expect(two["referral_code"]).toMatch(/^[A-Z0-9]{6,}$/)
-    expect(two["referral_code"]).not.toBe(one["referral_code"])
-    // Not a promoter, no matching client, or another establishment's client: null.
+    for (const phone of ["11 91234-5678", "+55 (11) 91234-5678", "11 99999-0000"]) {
+      const body = await contactAfter({ csat: 5, nps: 10 }, phone)
+      expect(body["referral_invite"], phone).toBe(true)
+      expect(body).not.toHaveProperty("referral_code")
+    }
+    // Not a promoter, or no phone: no invitation.
     for (const [scores, phone] of [
       [{ csat: 5, nps: 8 }, "11 91234-5678"],
       [{ csat: 4, nps: 10 }, "11 91234-5678"],
       [{ csat: 1, nps: 0 }, "11 91234-5678"],
-      [{ csat: 5, nps: 10 }, "11 99999-0000"],
-      [{ csat: 5, nps: 10 }, "31 99876-5432"]
+      [{ csat: 5, nps: 10 }, ""]
     ] as const) {
-      expect((await contactAfter(scores, phone))["referral_code"], `${JSON.stringify(scores)} ${phone}`).toBeNull()
+      expect((await contactAfter(scores, phone))["referral_invite"], `${JSON.stringify(scores)} ${phone}`).toBe(false)
     }
   })
 })

@@ -20,7 +20,7 @@ import {
   createRestHandler,
   createRouteIndex,
   docsAsset,
-  docsPage,
+  docsHtml,
   END_USER_GUIDE,
   openApiDocument,
   problemResponse
@@ -29,6 +29,7 @@ import { createHash } from "node:crypto"
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch"
 import { H3 } from "h3"
 import { accountPage } from "./account-pages/index.js"
+import { pageNonce, pageResponse } from "./pages/shell.js"
 import { surveyPage } from "./survey-page/index.js"
 
 declare module "h3" {
@@ -89,6 +90,12 @@ const withRequestIdHeader = (res: Response, requestId: string) => {
     headers.set("X-Request-Id", requestId)
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
   }
+}
+
+/** An API reference page, under the same headers (CSP, no framing) as the server's other pages. */
+const docsResponse = (specUrl: string) => {
+  const nonce = pageNonce()
+  return pageResponse(docsHtml(specUrl, "/docs/assets", nonce), nonce)
 }
 
 const levelOf = (status: number) => (status === 503 ? "warn" : status >= 500 ? "error" : "info")
@@ -165,8 +172,8 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
       }
     })
     .get("/", () => new Response(null, { status: 302, headers: { Location: "/docs" } }))
-    .get("/docs", () => docsPage(`${PUBLIC_BASE}/openapi.json`, "/docs/assets"))
-    .get("/docs/end-user", () => docsPage(`${API_BASE}/openapi.json`, "/docs/assets"))
+    .get("/docs", () => docsResponse(`${PUBLIC_BASE}/openapi.json`))
+    .get("/docs/end-user", () => docsResponse(`${API_BASE}/openapi.json`))
     .get("/docs/assets/:name", (event) => docsAsset(event.context.params?.["name"] ?? ""))
     .get("/s/:ref", surveyPage(runtime))
     .get("/account/verify-email", accountPage("verify-email"))

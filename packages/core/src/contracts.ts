@@ -25,6 +25,13 @@ export const QueryFlag = z
  */
 export const JsonNumber = (schema: z.ZodNumber) => schema.pipe(z.number())
 
+/**
+ * Every URL a caller gives us to show or link (a logo, a picture, a review link): http or https,
+ * at most 2,048 characters. `javascript:`, `data:`, `file:` and the rest are refused: the pages and
+ * emails that show these URLs would run or render them.
+ */
+export const HttpUrl = z.url({ protocol: /^https?$/, error: "Must be an http:// or https:// URL" }).max(2048)
+
 /** Escapes LIKE wildcards so a search term matches literally. */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 export const Timestamp = z.string().describe("ISO 8601 timestamp")

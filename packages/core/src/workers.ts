@@ -4,6 +4,7 @@ import { Outbox } from "./email/service.js"
 import { runWorker, type WorkerOptions } from "./jobs/worker.js"
 import { Nfce } from "./nfce/service.js"
 import type { CoreRuntime } from "./runtime.js"
+import { Surveys } from "./surveys/service.js"
 
 export interface WorkersOptions extends WorkerOptions {
   /** Absolute base URL of the links in emails (`publicUrlOf`). */
@@ -19,9 +20,9 @@ export interface Workers {
 }
 
 /**
- * Starts this process's background workers (the email outbox, the account emails and the NFC-e scans);
- * every server process runs them, since claims skip what another process holds. Jobs live in the
- * database, so nothing is lost on a restart.
+ * Starts this process's background workers (the email outbox, the account emails, the NFC-e scans
+ * and the survey referral invitations); every server process runs them, since claims skip what
+ * another process holds. Jobs live in the database, so nothing is lost on a restart.
  */
 export const startWorkers = (runtime: CoreRuntime, options: WorkersOptions): Workers => {
   const stop = runtime.runSync(Deferred.make<void>())
@@ -30,7 +31,8 @@ export const startWorkers = (runtime: CoreRuntime, options: WorkersOptions): Wor
       [
         Effect.flatMap(Outbox, (outbox) => runWorker(outbox.handler(options.publicUrl), stop, options)),
         Effect.flatMap(AccountMail, (mail) => runWorker(mail.handler(options.publicUrl), stop, options)),
-        Effect.flatMap(Nfce, (nfce) => runWorker(nfce.handler, stop, options))
+        Effect.flatMap(Nfce, (nfce) => runWorker(nfce.handler, stop, options)),
+        Effect.flatMap(Surveys, (surveys) => runWorker(surveys.inviteHandler, stop, options))
       ],
       { concurrency: "unbounded", discard: true }
     )

@@ -116,25 +116,52 @@ describe("Brazilian area codes", () => {
 })
 
 layer(TestCore, { timeout: 60_000 })("Surveys.contact", (it) => {
-  it.effect("gives a promoter the referral code of the client whose phone matches", () =>
+  it.effect("answers a promoter alike whoever the phone is, and emails the referral link to a verified client", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const surveys = yield* Surveys
       const empresa = yield* newEmpresa()
       const client = yield* newClient(empresa.id, "Cliente")
       yield* sql`UPDATE clients SET telefone = '+55 (11) 91234-5678' WHERE id = ${client.id}`
-      const [user] = yield* sql<{ referral_code: string }>`SELECT referral_code FROM users WHERE id = ${client.userId}`
       const survey = yield* surveys.active(empresa.id_name)
-      const submitted = yield* surveys.respond(
-        { estabelecimento_ref: empresa.id, quest_id: survey.quest_id, response: { csat: 5, nps: 10 } },
-        undefined
-      )
-      const saved = yield* surveys.contact({
-        estabelecimento_ref: empresa.id_name,
-        response_id: submitted.response_id,
-        client_phone: "11912345678"
-      })
-      expect(saved.referral_code).toBe(user!.referral_code)
+      const promoterWith = (phone: string) =>
+        Effect.gen(function* () {
+          const submitted = yield* surveys.respond(
+            { estabelecimento_ref: empresa.id, quest_id: survey.quest_id, response: { csat: 5, nps: 10 } },
+            undefined
+          )
+          const saved = yield* surveys.contact({
+            estabelecimento_ref: empresa.id_name,
+            response_id: submitted.response_id,
+            client_phone: phone
+          })
+          const { response_id, submitted_at: _at, ...rest } = saved
+          return { rest, response_id }
+        })
+      const [member, stranger] = [yield* promoterWith("11912345678"), yield* promoterWith("11987654321")]
+      expect(member.rest).toEqual({ ...stranger.rest, client_phone: "11912345678" })
+      expect(member.rest.referral_invite).toBe(true)
+
+      const invite = (responseId: string) =>
+        surveys.inviteHandler.run({
+          id: 0,
+          queue: "survey_referral_invite",
+          payload: { empresa_id: empresa.id, response_id: responseId },
+          attempts: 1,
+          max_attempts: 1,
+          workerId: "test"
+        })
+      const invitations = sql<{ to_address: string }>`
+        SELECT to_address FROM email_messages WHERE empresa_id = ${empresa.id} AND kind = 'referral_invite'`
+      // The client's account email is not verified yet: nothing goes out.
+      expect(yield* invite(member.response_id)).toEqual({ outcome: "no client with a verified email" })
+      yield* sql`UPDATE users SET email_verified_at = now(), password_hash = 'x' WHERE id = ${client.userId}`
+      expect(yield* invite(stranger.response_id)).toEqual({ outcome: "no client with a verified email" })
+      expect(yield* invite(member.response_id)).toEqual({ outcome: "invited" })
+      // Once in 30 days, however many responses name the phone.
+      expect(yield* invite(member.response_id)).toEqual({ outcome: "invited recently" })
+      const [user] = yield* sql<{ email: string }>`SELECT email FROM users WHERE id = ${client.userId}`
+      expect(yield* invitations).toEqual([{ to_address: user!.email }])
     })
   )
 })

@@ -28,25 +28,26 @@ export const docsAsset = (name: string): Response => {
   })
 }
 
-export const docsPage = (specUrl: string, assetsBase: string): Response =>
-  new Response(
-    `<!doctype html>
+/**
+ * The reference page's HTML. Its one inline script and its two assets carry `nonce`, so the server
+ * can serve it under the same strict Content-Security-Policy as its other pages (no other script).
+ */
+export const docsHtml = (specUrl: string, assetsBase: string, nonce: string): string =>
+  `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Fidelis API reference</title>
   <link rel="icon" href="${assetsBase}/favicon-32x32.png">
-  <link rel="stylesheet" href="${assetsBase}/swagger-ui.css">
+  <link rel="stylesheet" href="${assetsBase}/swagger-ui.css" nonce="${nonce}">
 </head>
 <body>
   <div id="reference"></div>
-  <script src="${assetsBase}/swagger-ui-bundle.js"></script>
-  <script>
+  <script src="${assetsBase}/swagger-ui-bundle.js" nonce="${nonce}"></script>
+  <script nonce="${nonce}">
     window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#reference", deepLinking: true, ` +
-      `persistAuthorization: true })
+  `persistAuthorization: true })
   </script>
 </body>
-</html>`,
-    { headers: { "content-type": "text/html; charset=utf-8" } }
-  )
+</html>`

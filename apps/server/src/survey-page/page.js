@@ -3,7 +3,6 @@
 // `detail` is what the person reads. `request` and `messageOf` come from ../pages/api.js, this script's start.
 const main = document.querySelector("main[data-ref]")
 const api = `/api/v1/public/quests/${encodeURIComponent(main.dataset.ref)}`
-const store = main.dataset.store
 const byId = (id) => document.getElementById(id)
 const answers = byId("answers")
 const contact = byId("contact")
@@ -33,13 +32,9 @@ const setBusy = (form, value) => {
 
 const httpLink = (url) => typeof url === "string" && /^https?:\/\//i.test(url)
 
-const thank = (referralCode) => {
-  if (referralCode) {
-    byId("referral-code").textContent = referralCode
-    const text = `Conheça ${store}! Use meu código de indicação ${referralCode}.`
-    byId("referral-link").href = `https://wa.me/?text=${encodeURIComponent(text)}`
-    byId("referral").hidden = false
-  }
+// The API never says whether the phone is a client's: a promoter's link goes to the client's own email.
+const thank = (referralInvite) => {
+  byId("referral").hidden = !referralInvite
   show("thanks")
 }
 
@@ -78,7 +73,7 @@ answers.addEventListener("submit", async (event) => {
     return
   }
   // 409: this page's key already stored a response (a retry after a lost answer); nothing is left to send.
-  if (result.status === 409) return thank(null)
+  if (result.status === 409) return thank(false)
   byId("answers-error").textContent = messageOf(result)
   // The API names each field it refused as response.<id>: mark those and move to the first.
   const named = [...String(result.body.detail).matchAll(/response\.([a-z][a-z0-9_]*)/g)].map((m) => m[1])
@@ -98,7 +93,7 @@ contact.addEventListener("submit", async (event) => {
     client_phone: phone.value
   })
   setBusy(contact, false)
-  if (result.ok) return thank(result.body.referral_code)
+  if (result.ok) return thank(result.body.referral_invite)
   byId("contact-error").textContent = messageOf(result)
   // A 422 says which value broke a bound in `loc`; a 400 is always the phone.
   const refused = Array.isArray(result.body.detail)
@@ -111,4 +106,4 @@ contact.addEventListener("submit", async (event) => {
   ;(refused.includes("client_name") ? name : phone).focus()
 })
 
-byId("skip").addEventListener("click", () => thank(null))
+byId("skip").addEventListener("click", () => thank(false))

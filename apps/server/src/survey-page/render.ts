@@ -71,8 +71,7 @@ export const surveyHtml = (survey: ActiveSurvey, nonce: string): string => {
     .join("")
   const body =
     header(survey.estabelecimento_nome, survey.profile_picture) +
-    `<main data-ref="${e(survey.estabelecimento_slug)}" data-quest="${e(survey.quest_id)}"` +
-    ` data-store="${store}">` +
+    `<main data-ref="${e(survey.estabelecimento_slug)}" data-quest="${e(survey.quest_id)}">` +
     `<section id="survey" aria-labelledby="survey-title">` +
     `<h1 id="survey-title" tabindex="-1">${e(survey.name)}</h1>` +
     (survey.description === "" ? "" : `<p>${e(survey.description)}</p>`) +
@@ -97,10 +96,8 @@ export const surveyHtml = (survey: ActiveSurvey, nonce: string): string => {
     `<button type="button" id="skip" class="secondary">Pular</button></div></form></section>` +
     `<section id="thanks" aria-labelledby="thanks-title" hidden>` +
     `<h1 id="thanks-title" tabindex="-1">Muito obrigado!</h1><p>Sua opinião foi registrada.</p>` +
-    `<div id="referral" hidden><p>Indique ${store} para seus amigos com o seu código:</p>` +
-    `<p class="code" id="referral-code"></p>` +
-    `<a id="referral-link" class="button" target="_blank" rel="noopener noreferrer">Compartilhar no WhatsApp` +
-    `<span class="sr-only"> (abre em nova aba)</span></a></div></section>` +
+    `<p id="referral" hidden>Quer indicar ${store} para seus amigos? Se este telefone for de um cliente com ` +
+    `e-mail confirmado, o link de indicação chega nesse e-mail.</p></section>` +
     `<p id="status" class="sr-only" role="status"></p></main>`
   return pageHtml({
     title: `${survey.name} · ${survey.estabelecimento_nome}`,

@@ -4,14 +4,18 @@ import { EmailMessageId, EmpresaId } from "../ids.js"
 
 /** What a message is: each kind has its renderer, fed at send time from the rows its payload names. */
 export const EmailKind = z
-  .enum(["low_score_alert", "test"])
-  .describe("low_score_alert: a survey response with a low score; test: a message that checks the set-up")
+  .enum(["low_score_alert", "test", "referral_invite"])
+  .describe(
+    "low_score_alert: a survey response with a low score; test: a message that checks the set-up; " +
+      "referral_invite: a promoter's referral link, to the client's own verified address"
+  )
 export type EmailKind = z.infer<typeof EmailKind>
 
 /** What the outbox holds per kind until the message is rendered. */
 export interface EmailPayloads {
   readonly low_score_alert: { readonly response_id: string }
   readonly test: Record<string, never>
+  readonly referral_invite: { readonly user_id: string }
 }
 
 /** A message to queue, in the caller's transaction (`Outbox.enqueue`). */

@@ -192,6 +192,25 @@ export const testMessage = (facts: { readonly empresaName: string }, links: Comm
     links
   })
 
+/** A promoter's referral link, sent to the client's own verified address after a survey. */
+export const referralInvite = (
+  facts: { readonly empresaName: string; readonly nome: string; readonly code: string },
+  links: CommonLinks & { referral: string }
+) =>
+  layout({
+    subject: `Indique ${facts.empresaName} para seus amigos`,
+    intro: [
+      `Olá, ${facts.nome}!`,
+      `Obrigado pela ótima avaliação de ${facts.empresaName}. Indique a loja para seus amigos com o seu link ` +
+        `(ou o código ${facts.code}).`
+    ],
+    sections: [{ lines: [], link: { label: "Meu link de indicação", url: links.referral } }],
+    reason:
+      `Você recebe este e-mail porque uma resposta à pesquisa de ${facts.empresaName} deixou o telefone do seu ` +
+      "cadastro. Se não foi você, ignore este e-mail.",
+    links
+  })
+
 /** What an account message links to: the page that finishes it, and the token for an app to post itself. */
 export interface AccountLink {
   readonly nome: string

@@ -12,8 +12,10 @@ import { JobFailed, type ClaimedJob, type JobDone } from "../jobs/contracts.js"
 import { Jobs } from "../jobs/service.js"
 import type { ResearchField } from "../quests/contracts.js"
 import type { EmailKind, ListMessagesInput, NewEmail, OutboxMessage, TestEmailInput } from "./contracts.js"
+import { referralLinkOf } from "../referrals/contracts.js"
 import {
   lowScoreAlert,
+  referralInvite,
   testMessage,
   unsubscribePage,
   whatsappUrl,
@@ -206,6 +208,18 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
         const settings = settingsOf(empresa)
         const survey = yield* links.tracked(`${links.base}/s/${empresa.id_name}`)
         if (message.kind === "test") return testMessage({ empresaName: empresa.name }, { ...common, survey })
+        if (message.kind === "referral_invite") {
+          const [user] = yield* sql<{ nome: string; referral_code: string }>`
+            SELECT nome, referral_code FROM users WHERE id = ${String(message.payload["user_id"])}::uuid`
+          if (user === undefined) {
+            return yield* new JobFailed({ message: "The user of this invitation no longer exists", permanent: true })
+          }
+          const referral = yield* links.tracked(referralLinkOf(links.base, user.referral_code, empresa.id))
+          return referralInvite(
+            { empresaName: empresa.name, nome: user.nome, code: user.referral_code },
+            { ...common, referral }
+          )
+        }
 
         const response = yield* alertFacts(message, settings.timezone)
         if (response === undefined) {

@@ -4,6 +4,7 @@ import { jwtVerify, SignJWT } from "jose"
 import { randomBytes } from "node:crypto"
 import { z } from "zod"
 import { Config } from "../config.js"
+import { HttpUrl } from "../contracts.js"
 import { EmailMessageId, EmpresaId } from "../ids.js"
 
 /** What a tracking link does: count an open, follow a click, or unsubscribe. */
@@ -20,7 +21,7 @@ const Claims = z.object({
   m: EmailMessageId,
   e: EmpresaId,
   /** A click's target: the only place a redirect goes. */
-  u: z.url({ protocol: /^https?$/ }).optional()
+  u: HttpUrl.optional()
 })
 
 export interface TokenClaims {

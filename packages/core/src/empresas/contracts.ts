@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, JsonNumber, Timestamp } from "../contracts.js"
+import { Flag, HttpUrl, JsonNumber, Timestamp } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
 import {
@@ -61,8 +61,8 @@ export const EmpresaSettings = z.strictObject({
     ),
   coupon_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
   redemption_validity_days: JsonNumber(z.number().int().min(1).max(3650)).optional(),
-  url_review_avaliation: z.url().max(2048).optional().describe("Review link shown to promoters after a survey"),
-  logo_url: z.url().max(2048).optional(),
+  url_review_avaliation: HttpUrl.optional().describe("Review link shown to promoters after a survey"),
+  logo_url: HttpUrl.optional(),
   primary_color: z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, "Use a hex color like #1a2b3c")

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { Flag, HttpUrl, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
 
 /** The most stamps a card may need; a goal beyond it is not a stamp card any more. */
@@ -19,10 +19,7 @@ const StampsRequired = JsonNumber(z.number().int().min(1).max(MAX_STAMPS)).descr
   `Stamps that complete a card, 1 to ${MAX_STAMPS}. A change applies to cards issued afterwards`
 )
 const RewardDescription = z.string().trim().min(1).max(500).describe("What the client gets for a completed card")
-const ImageUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2048)
-  .describe("Card artwork (http or https URL)")
+const ImageUrl = HttpUrl.describe("Card artwork (http or https URL)")
 
 export const LoyaltyProgram = z
   .object({

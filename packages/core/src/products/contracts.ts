@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Flag, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
+import { Flag, HttpUrl, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId } from "../ids.js"
 
 /** BRL amounts: cents precision, as the numeric(12, 2) columns store them (never silently rounded). */
@@ -47,10 +47,7 @@ export const ProductList = z.array(Product)
 const fields = {
   name: z.string().trim().min(1).max(200).describe("Display name"),
   description: z.string().trim().max(2000).describe("Shown to clients"),
-  image_url: z
-    .url({ protocol: /^https?$/ })
-    .max(2048)
-    .describe("http(s) URL of the product picture"),
+  image_url: HttpUrl.describe("http(s) URL of the product picture"),
   category: z
     .string()
     .trim()

@@ -5,7 +5,7 @@ import { Config } from "../config.js"
 import { NotFound } from "../errors.js"
 import type { EmpresaId, UserId } from "../ids.js"
 import { qrSvg } from "../qr.js"
-import type { ReferralQrInput } from "./contracts.js"
+import { referralLinkOf, type ReferralQrInput } from "./contracts.js"
 import { ReferralCampaigns } from "./service.js"
 import { traced } from "../tracing.js"
 
@@ -21,10 +21,7 @@ export class ReferralCodes extends Effect.Service<ReferralCodes>()("core/Referra
     const campaigns = yield* ReferralCampaigns
     const base = (yield* Config).publicUrl ?? ""
 
-    const linkOf = (code: string, storeId: EmpresaId | undefined) => {
-      const query = new URLSearchParams({ referral_code: code, ...(storeId !== undefined && { store: storeId }) })
-      return `${base}/account/register?${query}`
-    }
+    const linkOf = (code: string, storeId: EmpresaId | undefined) => referralLinkOf(base, code, storeId)
 
     const requireStore = (storeId: EmpresaId) =>
       Effect.gen(function* () {

@@ -136,3 +136,12 @@ export const ReferralQrInput = z.strictObject({
   store_id: EmpresaId.optional().describe("The store the link registers for; absent: the code alone")
 })
 export type ReferralQrInput = z.infer<typeof ReferralQrInput>
+
+/**
+ * A referral link (`referral_link`): the consumer app's registration page with the code and, when
+ * given, the store, under `base` (FIDELIS_PUBLIC_URL, or nothing for a link relative to the server).
+ */
+export const referralLinkOf = (base: string, code: string, storeId: EmpresaId | undefined) => {
+  const query = new URLSearchParams({ referral_code: code, ...(storeId !== undefined && { store: storeId }) })
+  return `${base}/account/register?${query}`
+}

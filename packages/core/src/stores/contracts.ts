@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Instant, Timestamp } from "../contracts.js"
+import { HttpUrl, Instant, Timestamp } from "../contracts.js"
 import { Telefone } from "../documents.js"
 import { isTimeZone } from "../empresas/contracts.js"
 import { EmpresaId } from "../ids.js"
@@ -68,7 +68,7 @@ export const StoreProfileInput = z
       .refine(isTimeZone, "Unknown IANA time zone")
       .optional()
       .describe("IANA time zone the hours are in (default America/Sao_Paulo)"),
-    logo_url: z.url().max(2048).nullable().optional()
+    logo_url: HttpUrl.nullable().optional()
   })
   .meta({
     examples: [

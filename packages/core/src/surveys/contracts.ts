@@ -155,13 +155,13 @@ export const ContactResult = z
     ...ResponseRef,
     client_name: z.string().nullable(),
     client_phone: z.string().nullable().describe("Digits only, or null"),
-    referral_code: z
-      .string()
-      .nullable()
+    referral_invite: z
+      .boolean()
       .describe(
-        "The establishment's client with this phone (compared as digits, with or without 55) and their referral " +
-          "code, shown to promoters (every score a promoter's: CSAT 5, NPS 9-10) so they can invite friends; null " +
-          "otherwise"
+        "True when this response is a promoter's (every score a promoter's: CSAT 5, NPS 9-10) and has a phone: if " +
+          "the phone is that of a client of the establishment with a verified account email, the client's referral " +
+          "link is emailed to that address (at most once in 30 days). Nothing about any client is ever answered " +
+          "here: the response is the same whether or not the phone is a client's"
       )
   })
   .meta({
@@ -175,7 +175,7 @@ export const ContactResult = z
         submitted_at: "2026-11-22T10:07:04.490Z",
         client_name: "Maria Souza",
         client_phone: "11912345678",
-        referral_code: "MARIA7KQ"
+        referral_invite: true
       }
     ]
   })

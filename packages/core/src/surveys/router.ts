@@ -74,8 +74,9 @@ export const surveysRouter = router({
         description:
           `The optional second step: the respondent's name (at most 120 characters) and Brazilian phone (at most ` +
           `30 characters, any formatting, stored as digits: area code and number, 10 or 11 digits, or 12 or 13 ` +
-          `with 55). Empty values are stored as null; absent ones stay as they are. A promoter whose phone ` +
-          `matches one of the establishment's clients gets that client's \`referral_code\`. 400 for a phone that ` +
+          `with 55). Empty values are stored as null; absent ones stay as they are. The answer never says ` +
+          `whether the phone is a client's: a promoter's referral link goes by email to the matching client's own ` +
+          `verified address, if any (\`referral_invite\`). 400 for a phone that ` +
           `is not a Brazilian number with a valid area code; 404 unknown establishment, or a response it does ` +
           `not have; 422 for a value over its bound (\`string_too_long\`). ${noKey}`
       }

@@ -7,7 +7,10 @@ import { settingsOf, type Empresa } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
 import { Outbox } from "../email/service.js"
 import { BadRequest, Conflict, NotFound } from "../errors.js"
-import type { EmpresaId, QuestId, ResponseId } from "../ids.js"
+import type { EmpresaId, QuestId, ResponseId, UserId } from "../ids.js"
+import { JobFailed, type ClaimedJob, type JobDone } from "../jobs/contracts.js"
+import { Jobs } from "../jobs/service.js"
+import type { JobHandler } from "../jobs/worker.js"
 import type { Quest } from "../quests/contracts.js"
 import { Quests } from "../quests/service.js"
 import { BAND_SQL, checkAnswers, isLowScore, isPromoter, scoresOf } from "./answers.js"
@@ -21,7 +24,7 @@ import type {
   SubmissionResult,
   SubmitResponseInput
 } from "./contracts.js"
-import { traced } from "../tracing.js"
+import { span, traced } from "../tracing.js"
 
 /** A stored response as the contact step and the company list read it. */
 interface ResponseRow {
@@ -43,6 +46,12 @@ const RESPONSE_COLUMNS = `
   id, quest_id, answers, csat, nps, ${BAND_SQL} AS band, client_name, client_phone, contact_at,
   cta_review_enabled, low_score_alert_sent, created_at AS submitted_at`
 
+/** The queue of the referral invitations a promoter's contact causes. */
+const INVITE_QUEUE = "survey_referral_invite"
+
+/** A client gets at most one referral invitation per empresa in this many days. */
+const INVITE_DAYS = 30
+
 /** A contact value as stored: trimmed; empty (or, for a phone, without digits) is null. */
 const blankAsNull = (value: string | null) => (value === null || value.trim() === "" ? null : value.trim())
 
@@ -60,12 +69,13 @@ const reviewLink = (empresa: Empresa, survey: Quest, promoter: boolean) => {
  */
 export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
   accessors: true,
-  dependencies: [Empresas.Default, Quests.Default, Outbox.Default],
+  dependencies: [Empresas.Default, Quests.Default, Outbox.Default, Jobs.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const empresas = yield* Empresas
     const quests = yield* Quests
     const outbox = yield* Outbox
+    const jobs = yield* Jobs
     const responseColumns = sql.literal(RESPONSE_COLUMNS)
 
     /** The empresa a survey link names, by slug or UUID (spec 7.2: 404 "establishment not found"). */
@@ -150,24 +160,12 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
       } satisfies SubmissionResult
     }, inTransaction(sql))
 
-    /** The referral code of the empresa's client with this phone, compared as digits with or without 55. */
-    const referralCodeFor = (empresaId: EmpresaId, phone: string) =>
-      Effect.gen(function* () {
-        const international = normalizeBrazilianPhone(phone)
-        if (international === undefined) return null
-        const [client] = yield* sql<{ referral_code: string }>`
-          SELECT u.referral_code
-          FROM clients c JOIN users u ON u.id = c.user_id
-          WHERE c.empresa_id = ${empresaId}
-            AND regexp_replace(c.telefone, '[^0-9]', '', 'g') IN (${international}, ${international.slice(2)})
-          ORDER BY c.created_at, c.id
-          LIMIT 1`
-        return client?.referral_code ?? null
-      })
-
     /**
      * Saves (or changes) the optional contact of a response of this establishment. Absent fields
-     * stay as they are; empty ones are stored as null (spec 4.3, contact rules).
+     * stay as they are; empty ones are stored as null (spec 4.3, contact rules). A promoter's phone
+     * queues the referral invitation's job (`inviteHandler`), whether or not the phone is a client's:
+     * the request does the same work and gives the same answer either way, so it tells an anonymous
+     * caller nothing about who is a client.
      */
     const contact = traced("Surveys.contact")(function* (input: SaveContactInput) {
       const empresa = yield* establishment(input.estabelecimento_ref)
@@ -190,8 +188,10 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
               WHERE empresa_id = ${empresa.id} AND id = ${input.response_id}
               RETURNING ${responseColumns}`
       if (row === undefined) return yield* new NotFound({ resource: "Response", id: input.response_id })
-      const referralCode =
-        row.client_phone !== null && isPromoter(row) ? yield* referralCodeFor(empresa.id, row.client_phone) : null
+      const invite = row.client_phone !== null && isPromoter(row)
+      if (invite && typeof set["client_phone"] === "string") {
+        yield* jobs.enqueue({ queue: INVITE_QUEUE, payload: { empresa_id: empresa.id, response_id: row.id } })
+      }
       return {
         success: true,
         response_id: row.id,
@@ -200,9 +200,56 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
         submitted_at: row.submitted_at,
         client_name: row.client_name,
         client_phone: row.client_phone,
-        referral_code: referralCode
+        referral_invite: invite
       } satisfies ContactResult
-    })
+    }, inTransaction(sql))
+
+    /**
+     * The referral invitation a promoter's contact queued: when the phone is that of a client of the
+     * empresa whose account email is verified (the oldest such client; phones compared as digits,
+     * with or without 55), the client's referral link is emailed to that address through the outbox,
+     * at most once in INVITE_DAYS per client, so a phone typed into many responses cannot flood
+     * anyone's inbox. Nothing is sent otherwise.
+     */
+    const invite = (job: ClaimedJob) =>
+      inTransaction(sql)(
+        Effect.gen(function* () {
+          const empresaId = String(job.payload["empresa_id"]) as EmpresaId
+          const [response] = yield* sql<{ client_phone: string | null; csat: number | null; nps: number | null }>`
+            SELECT client_phone, csat, nps FROM quest_responses
+            WHERE empresa_id = ${empresaId} AND id = ${String(job.payload["response_id"])}`
+          const international =
+            response?.client_phone == null || !isPromoter(response)
+              ? undefined
+              : normalizeBrazilianPhone(response.client_phone)
+          if (international === undefined) return { outcome: "no promoter's phone" } satisfies JobDone
+          const [client] = yield* sql<{ user_id: UserId; email: string }>`
+            SELECT u.id AS user_id, u.email
+            FROM clients c JOIN users u ON u.id = c.user_id
+            WHERE c.empresa_id = ${empresaId}
+              AND regexp_replace(c.telefone, '[^0-9]', '', 'g') IN (${international}, ${international.slice(2)})
+              AND u.email_verified_at IS NOT NULL AND u.password_hash IS NOT NULL
+            ORDER BY c.created_at, c.id
+            LIMIT 1`
+          if (client === undefined) return { outcome: "no client with a verified email" } satisfies JobDone
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`referral-invite:${empresaId}:${client.user_id}`}))`
+          const [recent] = yield* sql`
+            SELECT 1 FROM email_messages
+            WHERE empresa_id = ${empresaId} AND kind = 'referral_invite' AND payload->>'user_id' = ${client.user_id}
+              AND created_at > now() - make_interval(days => ${INVITE_DAYS})`
+          if (recent !== undefined) return { outcome: "invited recently" } satisfies JobDone
+          yield* outbox.enqueue({
+            empresaId,
+            kind: "referral_invite",
+            to: client.email,
+            payload: { user_id: client.user_id }
+          })
+          return { outcome: "invited" } satisfies JobDone
+        })
+      ).pipe(
+        Effect.catchTag("SqlError", (error) => Effect.fail(new JobFailed({ message: error.message }))),
+        span("Surveys.invite")
+      )
 
     /** A quest's responses for its empresa, newest first, by band and submission time. */
     const responses = traced("Surveys.responses")(function* (empresaId: EmpresaId, input: ListResponsesInput) {
@@ -225,6 +272,10 @@ export class Surveys extends Effect.Service<Surveys>()("core/Surveys", {
       return pageOf(page, count?.total ?? 0, input.page, input.per_page)
     })
 
-    return sqlErrorsAsDefects({ active, respond, contact, responses })
+    return {
+      ...sqlErrorsAsDefects({ active, respond, contact, responses }),
+      /** The referral invitations' queue and handler. */
+      inviteHandler: { queue: INVITE_QUEUE, run: invite } satisfies JobHandler
+    }
   })
 }) {}
