@@ -270,7 +270,7 @@ describe.skipIf(!hasTmux)("fidelis in a terminal (tmux)", () => {
       key: server.adminKey,
       body: { name: "temporary", scope: "empresa" }
     })
-    const revoke = `fidelis --url ${server.url} --api-key ${server.adminKey} keys revoke ${key.body.id}`
+    const revoke = `FIDELIS_API_KEY=${server.adminKey} fidelis --url ${server.url} keys revoke ${key.body.id}`
     // As the screen shows it: capture-pane drops trailing blanks.
     const question = "Revoke an API key: this cannot be undone. Continue? [y/N]"
     const revokedAt = async () =>

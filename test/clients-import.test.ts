@@ -134,7 +134,7 @@ describe("fidelis clients import --url (remote mode, batches within the rate lim
       const file = join(dir, "clients.csv")
       writeFileSync(file, clientsCsv(1200, new Set([3, 800]), 5))
       const remote = (...args: string[]) =>
-        fidelis(["--url", server.url, "--api-key", tenant.key, ...args], {}, 120_000)
+        fidelis(["--url", server.url, ...args], { FIDELIS_API_KEY: tenant.key }, 120_000)
 
       const first = await remote("clients", "import", file)
       expect(first.stdout).toBe(

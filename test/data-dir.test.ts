@@ -59,20 +59,8 @@ describe("one data directory", () => {
   it("once the server stops, the CLI from a subfolder opens the server's data", async () => {
     const created = json<{ id: string }>(
       await fidelis(
-        [
-          "--url",
-          server!.url,
-          "--api-key",
-          server!.adminKey,
-          "empresas",
-          "create",
-          "--name",
-          "Padaria",
-          "--id-name",
-          "padaria",
-          "--json"
-        ],
-        {},
+        ["--url", server!.url, "empresas", "create", "--name", "Padaria", "--id-name", "padaria", "--json"],
+        { FIDELIS_API_KEY: server!.adminKey },
         45_000,
         undefined,
         FOLDERS[1]

@@ -322,17 +322,9 @@ describe("MCP errors", () => {
 
 describe("CLI --json errors", () => {
   it("print the server's error body on stderr, with its code and request id", async () => {
-    const out = await fidelis([
-      "--url",
-      server.url,
-      "--api-key",
-      tenant.key,
-      "clients",
-      "list",
-      "--per-page",
-      "1.5",
-      "--json"
-    ])
+    const out = await fidelis(["--url", server.url, "clients", "list", "--per-page", "1.5", "--json"], {
+      FIDELIS_API_KEY: tenant.key
+    })
     expect(out.code).toBe(2)
     expect(out.stdout).toBe("")
     expect(JSON.parse(out.stderr)).toEqual({

@@ -266,7 +266,7 @@ describe("NFC-e for the company", async () => {
   })
   it("works from the CLI: a CNPJ registered, its receipts listed, a QR code inspected by support", async () => {
     const shop = await createTenant(server)
-    const cli = (key: string, ...args: string[]) => fidelis(["--url", server.url, "--api-key", key, ...args])
+    const cli = (key: string, ...args: string[]) => fidelis(["--url", server.url, ...args], { FIDELIS_API_KEY: key })
     const CLI_CNPJ = "99887766000105"
 
     const added = json(await cli(shop.key, "nfce-store", "add-cnpj", "99.887.766/0001-05", "--json"))

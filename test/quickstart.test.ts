@@ -153,9 +153,18 @@ describe("the quick start on the demo tenant", () => {
     }
   })
 
-  it("the CLI command it printed lists the demo clients through the server", async () => {
-    const command = /^ {4}(npx fidelis .+)$/m.exec(banner)![1]!
-    const { stdout } = await sh("sh", ["-c", command], { cwd: ROOT })
+  it("the CLI commands it printed keep the key in a profile and list the demo clients through the server", async () => {
+    const commands = banner.split("\n").flatMap((line) => (line.startsWith("    npx fidelis ") ? [line.trim()] : []))
+    expect(commands).toHaveLength(3)
+    // A config file of the test's own, never the developer's.
+    const cliEnv = { ...process.env, FIDELIS_CONFIG: join(ROOT, folder, "cli-config.json") }
+    let stdout = ""
+    for (const command of commands) {
+      const run = sh("sh", ["-c", command], { cwd: ROOT, env: cliEnv })
+      // `config set api_key` asks for the key: pasted by a person, piped here.
+      run.child.stdin?.end(command.endsWith(" api_key") ? key : "")
+      stdout = (await run).stdout
+    }
     expect(stdout).toContain("Ana Souza")
     expect(stdout).toMatch(/10 total/)
   }, 180_000)

@@ -9,7 +9,7 @@ const server = useServer()
 const tenant = useTenant(server)
 const mcp = useMcp(server, tenant)
 
-const cli = (...args: string[]) => fidelis([...args, "--url", server.url, "--api-key", tenant.key])
+const cli = (...args: string[]) => fidelis([...args, "--url", server.url], { FIDELIS_API_KEY: tenant.key })
 
 describe("one procedure, four surfaces", () => {
   it("get_points_balance answers identically over REST, tRPC, MCP tools/call and the CLI", async () => {

@@ -693,7 +693,7 @@ describe("fidelis quests responses (CLI)", () => {
       const happy = await answered(tenant, { csat: 5, nps: 10 })
       const unhappy = await answered(tenant, { csat: 1, nps: 2, comment: "Frio" })
       const cli = (...args: string[]) =>
-        fidelis(["--url", server.url, "--api-key", tenant.key, "quests", "responses", ...args])
+        fidelis(["--url", server.url, "quests", "responses", ...args], { FIDELIS_API_KEY: tenant.key })
 
       const detractors = json<{ data: Array<Json>; total: number }>(await cli(questId, "--band", "detractor", "--json"))
       expect(detractors.total).toBe(1)

@@ -187,7 +187,7 @@ describe("GET /admin/team: the end-user API's staff route", () => {
 describe("the CLI", () => {
   it("invites, lists and re-roles through `fidelis team` with a company key", async () => {
     const owner = await createTenant(server)
-    const cli = (...args: string[]) => fidelis(["--url", server.url, "--api-key", owner.key, ...args])
+    const cli = (...args: string[]) => fidelis(["--url", server.url, ...args], { FIDELIS_API_KEY: owner.key })
     const email = uniqueEmail()
     const member = json<{ id: string; role: string }>(
       await cli("team", "invite", "--email", email, "--role", "empresa_operator", "--json")

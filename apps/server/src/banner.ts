@@ -18,8 +18,8 @@ export interface DemoBannerInput {
 
 /**
  * The first start's guide to the demo tenant: its key (shown only now), the API reference, its survey page, curl
- * commands that work as printed (test/quickstart.test.ts runs each one), the CLI through the server,
- * and an MCP client configuration.
+ * commands that work as printed (test/quickstart.test.ts runs each one), the CLI through the server with
+ * the key in a profile (never on its command line), and an MCP client configuration.
  */
 export const demoBanner = ({ url, empresaName, empresaSlug, key, clientId }: DemoBannerInput): string => {
   const api = `${url}/api/v1/public`
@@ -49,9 +49,12 @@ export const demoBanner = ({ url, empresaName, empresaSlug, key, clientId }: Dem
     `    curl -s '${api}/loyalty-cards/metrics?group_by=week' ${auth}`,
     `    curl -s -X POST ${api}/points/credit ${auth} -H 'Content-Type: application/json' -d '${credit}'`,
     "",
-    "  The CLI, through this server:",
+    "  The CLI, through this server, with the key in a profile (the second command asks for it without",
+    "  echo: paste the key above). Not --api-key: every user of this machine would see it in the process list.",
     "",
-    `    npx fidelis --url ${url} --api-key ${key} clients list`,
+    `    npx fidelis config set --profile demo url ${url}`,
+    "    npx fidelis config set --profile demo api_key",
+    "    npx fidelis --profile demo clients list",
     "",
     "  An MCP client (its JSON configuration):",
     "",

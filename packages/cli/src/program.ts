@@ -18,7 +18,8 @@ const DESCRIPTION = [
   "Fidelis from the command line: every command is a procedure of the platform's API.",
   "Without --url it works in this process on DATABASE_URL or the embedded database in FIDELIS_DATA_DIR " +
     "(default: data at the repository root), as platform admin. With --url it calls that server over HTTP, " +
-    "authenticated by --api-key.",
+    "authenticated by the API key in FIDELIS_API_KEY or a profile (--api-key works too, but shows the key " +
+    "to every local user in the process list and stays in the shell history).",
   "A profile of the config file (see fidelis config --help) can hold --url, --api-key and --empresa; " +
     "a flag wins over its FIDELIS_* variable, which wins over the profile."
 ].join("\n\n")
@@ -29,7 +30,7 @@ Examples:
   fidelis clients list --empresa padaria-sol --search ana
   fidelis points credit --client <id> --points 50 --idempotency-key order-1234
   fidelis clients import clientes.csv --empresa padaria-sol --dry-run
-  fidelis --url https://fidelis.example.com --api-key fid_... points balance <client id> --json
+  fidelis --url https://fidelis.example.com points balance <client id> --json    # the key in FIDELIS_API_KEY
   fidelis config set --profile prod url https://fidelis.example.com && fidelis config set --profile prod api_key
   fidelis --profile prod clients list --search ana
 
@@ -61,7 +62,11 @@ export const buildProgram = (
   }) as Command
   program
     .option("--url <url>", "call the Fidelis server at this URL instead of working locally (env: FIDELIS_URL)")
-    .option("--api-key <key>", "API key for --url (env: FIDELIS_API_KEY)")
+    .option(
+      "--api-key <key>",
+      "API key for --url; prefer FIDELIS_API_KEY or a profile, as a flag shows in the process list " +
+        "(env: FIDELIS_API_KEY)"
+    )
     .option(
       "--empresa <id|slug>",
       "the empresa a company command acts on, for admins: local mode or an admin key (env: FIDELIS_EMPRESA)"

@@ -41,6 +41,14 @@ const confirmDestructive = async (path: string, yes: boolean, io: CliIo) => {
   if (!/^y(es)?$/i.test(answer.trim())) throw new CommandFailed("cancelled", ExitCode.Usage)
 }
 
+/**
+ * Said once per command (the connection opens once), on stderr so `--json` output stays clean. The
+ * flag still works: scripts written with it keep running while their authors move the key.
+ */
+const KEY_FLAG_WARNING =
+  "warning: --api-key shows the key to every user of this machine (in the process list) and leaves it in " +
+  "your shell history; set FIDELIS_API_KEY, or keep it in a profile (fidelis config set api_key), instead\n"
+
 const sameServer = (a: string, b: string | undefined) =>
   b !== undefined && a.replace(/\/+$/, "") === b.replace(/\/+$/, "")
 
@@ -73,7 +81,10 @@ export const createSession = (io: CliIo, options: () => GlobalOptions) => {
     const profileKey = url !== undefined && sameServer(url, profile.values.url) ? profile.values.api_key : undefined
     const apiKey = given.apiKey ?? io.env["FIDELIS_API_KEY"] ?? profileKey
     const empresa = given.empresa ?? io.env["FIDELIS_EMPRESA"] ?? profile.values.empresa
-    if (url !== undefined) return openRemote({ url, apiKey, empresa, signal: io.signal })
+    if (url !== undefined) {
+      if (given.apiKey !== undefined) io.stderr(KEY_FLAG_WARNING)
+      return openRemote({ url, apiKey, empresa, signal: io.signal })
+    }
     // A key without a URL means the user believes they are remote; acting on the local data instead
     // would be a silent surprise.
     if (given.apiKey !== undefined) {
