@@ -23,9 +23,10 @@ const me = async (token: string) => (await call(server, "/api/v1/users/me", { he
 
 /** A verified account and its referral code. */
 const referrer = async (email = gmail()) => {
-  const account = await registerAccount(server, { email })
-  await verifyEmail(server, sink, email)
-  return { ...account, code: (await me(account.access_token)).referral_code as string }
+  await registerAccount(server, { email })
+  // Verifying ends the registration's session: the account logs in again.
+  const session = await verifyEmail(server, sink, email)
+  return { ...session, code: (await me(session.access_token)).referral_code as string }
 }
 
 const walletAt = async (store: Tenant, token: string) =>
@@ -51,9 +52,9 @@ const friendAt = async (store: Tenant, code: string) => {
   const email = gmail()
   const res = await register(email, code)
   expect(res.status, JSON.stringify(res.body)).toBe(201)
-  await verifyEmail(server, sink, email)
+  const session = await verifyEmail(server, sink, email)
   const client = await createClient(server, store, { email })
-  return { token: res.body.access_token as string, clientId: client.id }
+  return { token: session.access_token, clientId: client.id }
 }
 
 describe("referral farming", () => {

@@ -46,8 +46,9 @@ const invitationsTo = (address: string) =>
 
 describe("the survey contact step as a customer lookup", () => {
   it("answers a client's phone and a stranger's alike, and mails the client's link to the client only", async () => {
-    const account = await registerAccount(server)
-    await verifyEmail(server, sink, account.user.email)
+    const registered = await registerAccount(server)
+    // Verifying ends the registration's session: the account logs in again.
+    const account = await verifyEmail(server, sink, registered.user.email)
     await createClient(server, tenant, { email: account.user.email, telefone: MEMBER_PHONE })
     const code = (await call(server, "/api/v1/users/me", { headers: bearer(account.access_token) })).body
       .referral_code as string

@@ -71,8 +71,9 @@ export class AccountMail extends Effect.Service<AccountMail>()("core/AccountMail
       Effect.gen(function* () {
         const [claim] = yield* sql<{ id: string; stores: string[] }>`
           WITH claim AS (
-            INSERT INTO account_tokens (user_id, purpose, email, expires_at)
-            VALUES (${row.user_id}, 'reset_password', ${row.email}, ${row.expires_at})
+            INSERT INTO account_tokens (user_id, purpose, email, expires_at, sent_with)
+            VALUES (${row.user_id}, 'reset_password', ${row.email}, ${row.expires_at}, ${row.id})
+            ON CONFLICT (sent_with) DO UPDATE SET sent_with = EXCLUDED.sent_with
             RETURNING id
           )
           SELECT claim.id, array(SELECT e.name FROM clients c JOIN empresas e ON e.id = c.empresa_id

@@ -139,7 +139,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
           INSERT INTO account_tokens (user_id, purpose, email, expires_at)
           SELECT ${userId}, ${purpose}, ${email}, now() + make_interval(secs => ${LINK_LIFETIMES[purpose]})
           WHERE (SELECT count(*) FROM account_tokens
-                 WHERE user_id = ${userId} AND created_at > now() - make_interval(secs => ${limit.seconds}))
+                 WHERE user_id = ${userId} AND created_at > now() - make_interval(secs => ${limit.seconds})
+                   AND sent_with IS NULL)
                 < ${limit.mails}
           RETURNING id`
         if (row === undefined) {
