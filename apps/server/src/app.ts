@@ -276,7 +276,8 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     log(levelOf(res.status), "request", {
       request_id: requestId,
       method: req.method,
-      path: new URL(req.url).pathname,
+      // Never the query string, and a credential in the path (an email link's token) by its name only.
+      path: routes.loggedPath(new URL(req.url).pathname),
       status: res.status,
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       ...(failure !== undefined && { error: describe(failure) })

@@ -85,7 +85,12 @@ export const digitsOnly = (value: string) => value.replace(/\D+/g, "")
  * them into a 302, an HTML page or a file; tRPC, MCP and the CLI return them as they are.
  */
 export const RedirectTo = z.object({ location: z.url().describe("Where the 302 sends the caller") })
-export const HtmlPage = z.object({ html: z.string().describe("The page, served as text/html") })
+export const HtmlPage = z.object({
+  html: z.string().describe("The page, served as text/html"),
+  expired: z.literal(true).optional().describe("The page says the link has expired: served with 410 Gone")
+})
+/** A redirect, or the page saying the link has expired (a tracked email link past its lifetime). */
+export const RedirectOrPage = z.union([RedirectTo, HtmlPage])
 export const FileBody = z.object({
   content_type: z.string().describe("The media type the file is served as"),
   body_base64: z.string().describe("The file's bytes, base64-encoded")

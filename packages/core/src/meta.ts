@@ -26,10 +26,12 @@ export const SCOPE_ERRORS: Record<Scope, ReadonlyArray<DomainError["_tag"]>> = {
 
 /**
  * What a procedure's REST answer is when it is not its output as JSON: a 302 to the output's
- * `location` (RedirectTo), an HTML page (HtmlPage), or a file of this type (FileBody).
+ * `location` (RedirectTo), an HTML page (HtmlPage), or a file of this type (FileBody). A link that
+ * can expire answers, once it has, a page with 410 Gone instead; `expired` describes that page.
  */
 export type ResponseKind =
-  { readonly kind: "redirect" } | { readonly kind: "html" } | { readonly kind: "file"; readonly contentType: string }
+  | { readonly kind: "redirect" | "html"; readonly expired?: string }
+  | { readonly kind: "file"; readonly contentType: string }
 
 /**
  * Procedure metadata: the single source every adapter reads. REST reads `openapi`, MCP reads
@@ -58,6 +60,11 @@ export type ProcedureMeta = OpenApiMeta<{
   readonly rateLimit?: "ip"
   /** How REST serves a success that is not JSON (tracking pixel, click redirect, unsubscribe page). */
   readonly response?: ResponseKind
+  /**
+   * Path parameters that are credentials (an email link's token): the access log writes `:name` in
+   * their place, so a copy of the log opens nothing.
+   */
+  readonly secretParams?: ReadonlyArray<string>
   /** Exposed as an MCP tool under this name. */
   readonly tool?: {
     readonly name: string

@@ -124,13 +124,30 @@ const bodyOf = async (req: Request, ctx: RequestContext, meta: ProcedureMeta, ma
 /** Headers of every answer that is a page, a redirect or a file: never cached, never framed or sniffed. */
 const NOT_JSON_HEADERS = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
 
+/** An HTML page under a CSP that allows nothing but its own styles and forms; 410 when its link has expired. */
+const pageOf = (output: { html?: string; expired?: true }, headers: Headers) => {
+  headers.set("content-type", "text/html; charset=utf-8")
+  headers.set(
+    "content-security-policy",
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+  )
+  return new Response(output.html, { status: output.expired ? 410 : 200, headers })
+}
+
 /**
  * A success whose procedure declares it is not JSON (`meta.response`): the output, as core built
- * it, becomes a 302 to its `location`, an HTML page, or a file. Nothing is decided here.
+ * it, becomes a 302 to its `location`, an HTML page, or a file; a link that has expired answers
+ * its page whatever the route's kind. Nothing is decided here.
  */
 const asResponse = (kind: ResponseKind, body: string | undefined, headers: Headers): Response => {
-  const output = JSON.parse(body ?? "{}") as { location?: string; html?: string; body_base64?: string }
+  const output = JSON.parse(body ?? "{}") as {
+    location?: string
+    html?: string
+    expired?: true
+    body_base64?: string
+  }
   for (const [name, value] of Object.entries(NOT_JSON_HEADERS)) headers.set(name, value)
+  if (output.html !== undefined) return pageOf(output, headers)
   switch (kind.kind) {
     case "redirect":
       headers.delete("content-type")
@@ -139,12 +156,7 @@ const asResponse = (kind: ResponseKind, body: string | undefined, headers: Heade
       headers.set("referrer-policy", "no-referrer")
       return new Response(null, { status: 302, headers })
     case "html":
-      headers.set("content-type", "text/html; charset=utf-8")
-      headers.set(
-        "content-security-policy",
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
-      )
-      return new Response(output.html, { status: 200, headers })
+      return pageOf(output, headers)
     case "file":
       headers.set("content-type", kind.contentType)
       return new Response(Buffer.from(output.body_base64 ?? "", "base64"), { status: 200, headers })

@@ -218,18 +218,26 @@ const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
   }
 }
 
+const htmlResponse = (description: unknown) => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } }
+})
+
 /** The success of a route whose answer is not JSON (`meta.response`), as REST serves it. */
 const nonJsonSuccess = (kind: ResponseKind, description: unknown): Record<string, Json> => {
+  const expired: Record<string, Json> =
+    kind.kind !== "file" && kind.expired !== undefined ? { "410": htmlResponse(kind.expired) } : {}
   switch (kind.kind) {
     case "redirect":
       return {
         "302": {
           description: "Redirects to the URL signed in the link",
           headers: { Location: { description: "The target", schema: { type: "string", format: "uri" } } }
-        }
+        },
+        ...expired
       }
     case "html":
-      return { "200": { description, content: { "text/html": { schema: { type: "string" } } } } }
+      return { "200": htmlResponse(description), ...expired }
     case "file":
       return {
         "200": { description, content: { [kind.contentType]: { schema: { type: "string", format: "binary" } } } }

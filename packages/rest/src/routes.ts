@@ -17,6 +17,8 @@ interface Route {
   /** The template's segments after its base: `clients`, `{client_id}`. */
   readonly segments: ReadonlyArray<string>
   readonly pattern: RegExp
+  /** Path parameters that are credentials (`meta.secretParams`): the access log never shows them. */
+  readonly secrets: ReadonlyArray<string>
 }
 
 /** Paths longer than this get no suggestion and are cut short when shown. */
@@ -26,13 +28,51 @@ const isParameter = (segment: string) => segment.startsWith("{") && segment.ends
 
 const segmentsOf = (path: string) => normalizePath(path).split("/").slice(1)
 
-const routeOf = (method: string, base: string, path: string): Route => ({
+const routeOf = (method: string, base: string, path: string, secrets: ReadonlyArray<string> = []): Route => ({
   method,
   base,
   template: `${base}${path}`,
   segments: segmentsOf(path),
-  pattern: pathPattern(`${base}${path}`)
+  pattern: pathPattern(`${base}${path}`),
+  secrets
 })
+
+/** A route whose path carries a credential, ready to find it in a request's path. */
+interface SecretRoute {
+  readonly route: Route
+  /** The template's path before its first parameter, lower-cased: a path not starting so holds none. */
+  readonly prefix: string
+  /** Each segment of the full template, as the access log writes it: `{token}.gif` is `:token.gif`. */
+  readonly shown: ReadonlyArray<string | undefined>
+  /** The segments up to the last secret one, lower-cased, or undefined for one with a parameter. */
+  readonly leading: ReadonlyArray<string | undefined>
+}
+
+const secretRouteOf = (route: Route): SecretRoute => {
+  const segments = segmentsOf(route.template)
+  const holdsSecret = (segment: string) => route.secrets.some((name) => segment.includes(`{${name}}`))
+  return {
+    route,
+    prefix: route.template.slice(0, route.template.indexOf("{")).toLowerCase(),
+    shown: segments.map((segment) =>
+      holdsSecret(segment)
+        ? segment.replace(/\{(.+?)\}/g, (parameter, name: string) =>
+            route.secrets.includes(name) ? `:${name}` : parameter
+          )
+        : undefined
+    ),
+    leading: segments
+      .slice(0, segments.findLastIndex(holdsSecret) + 1)
+      .map((segment) => (segment.includes("{") ? undefined : segment.toLowerCase()))
+  }
+}
+
+/** Whether a path's segments start as a secret route's, up to its secret, whatever each parameter holds. */
+const startsAs = ({ leading }: SecretRoute, segments: ReadonlyArray<string>) =>
+  leading.every((expected, i) => {
+    const segment = segments[i]
+    return segment !== undefined && segment !== "" && (expected === undefined || segment.toLowerCase() === expected)
+  })
 
 /**
  * How far a request's path (after its base) is from a route's: the edit distance to the route's
@@ -65,7 +105,7 @@ export const createRouteIndex = (apis: ReadonlyArray<RestApi>) => {
   const routes: ReadonlyArray<Route> = apis.flatMap(({ base, router }) => [
     routeOf("GET", base, "/openapi.json"),
     ...catalogueOf(router).flatMap(({ meta }) =>
-      meta.openapi === undefined ? [] : [routeOf(meta.openapi.method, base, meta.openapi.path)]
+      meta.openapi === undefined ? [] : [routeOf(meta.openapi.method, base, meta.openapi.path, meta.secretParams)]
     )
   ])
   const shared = sharedPrefix(apis.map(({ base }) => base))
@@ -119,7 +159,31 @@ export const createRouteIndex = (apis: ReadonlyArray<RestApi>) => {
     )
   }
 
-  return { methodsAt, refusalOf }
+  const secretRoutes = routes.filter((route) => route.secrets.length > 0).map(secretRouteOf)
+
+  /**
+   * The path as the access log writes it: a credential in it (an email link's token) replaced by
+   * its name, `/api/v1/public/email/open/:token.gif`. A secret route that takes the path says which
+   * segments are secret; a path no route takes is read against the secret routes it starts as, so a
+   * link cut or extended in transit does not leak either. The query string is never logged (the
+   * account pages' `?token=`).
+   */
+  const loggedPath = (path: string): string => {
+    const normalized = normalizePath(path)
+    const lower = normalized.toLowerCase()
+    // Most requests: no secret route's path starts so.
+    if (!secretRoutes.some(({ prefix }) => lower.startsWith(prefix))) return path
+    const segments = segmentsOf(normalized)
+    const secret =
+      secretRoutes.find(({ route }) => route.pattern.test(normalized)) ??
+      (routes.some((route) => route.pattern.test(normalized))
+        ? undefined
+        : secretRoutes.find((route) => startsAs(route, segments)))
+    if (secret === undefined) return path
+    return `/${segments.map((segment, i) => secret.shown[i] ?? segment).join("/")}`
+  }
+
+  return { methodsAt, refusalOf, loggedPath }
 }
 
 export type RouteIndex = ReturnType<typeof createRouteIndex>

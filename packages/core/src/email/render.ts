@@ -65,6 +65,11 @@ const scoresOf = (facts: AlertFacts) =>
     ...(facts.nps === null ? [] : [`NPS ${facts.nps}/10`])
   ].join(", ")
 
+/** The footer link every message carries, which the page of an expired unsubscribe link points to. */
+const OPT_OUT_LABEL = "Não quero mais receber estes e-mails"
+
+const yearsText = (years: number) => (years === 1 ? "um ano" : `${years} anos`)
+
 const paragraph = (content: string, style = "") => `<p style="margin:0 0 12px;${style}">${content}</p>`
 
 interface Section {
@@ -136,7 +141,7 @@ const layout = (options: {
       ? ["</div>"]
       : [
           paragraph(
-            `<a href="${escapeHtml(links.unsubscribe)}" style="color:#71717a">Não quero mais receber estes e-mails</a>`,
+            `<a href="${escapeHtml(links.unsubscribe)}" style="color:#71717a">${OPT_OUT_LABEL}</a>`,
             "font-size:12px"
           ),
           "</div>",
@@ -279,6 +284,23 @@ export const maskAddress = (address: string) => {
   return at <= 0 ? "***" : `${address[0]}***${address.slice(at)}`
 }
 
+/** A page the email routes answer: one message, small enough to need no stylesheet of its own. */
+const standalonePage = (title: string, body: ReadonlyArray<string>) =>
+  [
+    "<!doctype html>",
+    '<html lang="pt-BR"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${title}</title>`,
+    "<style>body{font-family:Arial,Helvetica,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#18181b}",
+    "button{font-size:1rem;padding:.6rem 1.2rem;border-radius:6px;border:1px solid #18181b;",
+    "background:#18181b;color:#fff}",
+    "button:focus{outline:3px solid #2563eb;outline-offset:2px}</style>",
+    "</head><body><main>",
+    ...body,
+    "</main></body></html>",
+    ""
+  ].join("\n")
+
 /**
  * The unsubscribe page. Asking needs a click on its button (a POST of `List-Unsubscribe=One-Click`
  * to the same URL, what RFC 8058 providers send), since link scanners fetch every GET.
@@ -301,18 +323,40 @@ export const unsubscribePage = (facts: {
           "</form>"
         ]
       : ["<h1>Pronto</h1>", `<p><strong>${who}</strong> não receberá mais os e-mails de ${from}.</p>`]
-  return [
-    "<!doctype html>",
-    '<html lang="pt-BR"><head><meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>Cancelar e-mails de ${from}</title>`,
-    "<style>body{font-family:Arial,Helvetica,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#18181b}",
-    "button{font-size:1rem;padding:.6rem 1.2rem;border-radius:6px;border:1px solid #18181b;",
-    "background:#18181b;color:#fff}",
-    "button:focus{outline:3px solid #2563eb;outline-offset:2px}</style>",
-    "</head><body><main>",
-    ...body,
-    "</main></body></html>",
-    ""
-  ].join("\n")
+  return standalonePage(`Cancelar e-mails de ${from}`, body)
+}
+
+/**
+ * The page of a link past its lifetime (`LINK_LIFETIME_DAYS`): nothing was changed, and, for an
+ * unsubscribe link, the ways out that still work: a newer message's own link, or the mail program's
+ * unsubscribe button, which uses it. It names no address: whoever holds an old link learns nothing.
+ */
+export const expiredLinkPage = (facts: {
+  readonly empresaName: string
+  readonly kind: "click" | "unsubscribe"
+  readonly lifetimeDays: number
+}) => {
+  const from = escapeHtml(facts.empresaName)
+  const lifetime = facts.lifetimeDays % 365 === 0 ? yearsText(facts.lifetimeDays / 365) : `${facts.lifetimeDays} dias`
+  const body =
+    facts.kind === "unsubscribe"
+      ? [
+          "<h1>Este link expirou</h1>",
+          `<p>Os links para cancelar os e-mails de ${from} valem ${lifetime}, e este já passou disso. ` +
+            "Nada foi alterado.</p>",
+          "<p>Para não receber mais:</p>",
+          "<ul>",
+          `<li>abra um e-mail mais recente de ${from} e use o link “${OPT_OUT_LABEL}” no fim dele ` +
+            "(todo e-mail traz o seu); ou</li>",
+          "<li>use a opção “Cancelar inscrição” que o seu programa de e-mail mostra ao lado do remetente " +
+            "de uma mensagem recente; ou</li>",
+          `<li>peça diretamente a ${from} que deixe de enviar e-mails ao seu endereço.</li>`,
+          "</ul>"
+        ]
+      : [
+          "<h1>Este link expirou</h1>",
+          `<p>Os links dos e-mails de ${from} valem ${lifetime}, e este já passou disso.</p>`,
+          `<p>Abra um e-mail mais recente de ${from} ou fale diretamente com ${from}.</p>`
+        ]
+  return standalonePage("Link expirado", body)
 }

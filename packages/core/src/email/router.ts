@@ -1,4 +1,4 @@
-import { FileBody, HtmlPage, RedirectTo } from "../contracts.js"
+import { FileBody, HtmlPage, RedirectOrPage } from "../contracts.js"
 import { adminProcedure, ipLimitedProcedure, refuses, router, runEffect } from "../trpc.js"
 import {
   ClickInput,
@@ -11,24 +11,35 @@ import {
   UnsubscribeInput
 } from "./contracts.js"
 import { Outbox } from "./service.js"
+import { LINK_LIFETIME_DAYS } from "./tokens.js"
 
 const tags = ["Email"]
 
-/** The links inside emails: public, no key, counted per client IP. */
+const secretParams = ["token"]
+
+const { open: openDays, click: clickDays, unsubscribe: unsubscribeDays } = LINK_LIFETIME_DAYS
+
+const EXPIRED_UNSUBSCRIBE =
+  `The link is past its lifetime (${unsubscribeDays} days from the message's sending): nothing changes, and ` +
+  "the page says how to unsubscribe otherwise (a newer message's link, the mail program's unsubscribe button)."
+
+/** The links inside emails: public, no key, counted per client IP; their token is kept out of the access log. */
 const tracking = ipLimitedProcedure("email", (config) => config.email.rateLimitPerMinute).concat(refuses("NOT_FOUND"))
 
 export const emailRouter = router({
   open: tracking
     .meta({
       response: { kind: "file", contentType: "image/gif" },
+      secretParams,
       openapi: {
         method: "GET",
         path: "/email/open/{token}.gif",
         tags,
         summary: "Email open pixel",
         description:
-          "The 1x1 transparent GIF every message carries: counts an open of the message the token names. A token " +
-          "that does not verify (forged or altered) is a 404."
+          "The 1x1 transparent GIF every message carries: counts an open of the message the token names, for " +
+          `${openDays} days from its sending (later, the GIF counts nothing). A token that does not verify ` +
+          "(forged or altered) is a 404."
       }
     })
     .input(TokenInput)
@@ -37,7 +48,12 @@ export const emailRouter = router({
 
   click: tracking
     .meta({
-      response: { kind: "redirect" },
+      response: {
+        kind: "redirect",
+        expired:
+          "The link is past its lifetime and its target is not a page of this server: a page says it has expired."
+      },
+      secretParams,
       openapi: {
         method: "GET",
         path: "/email/click/{token}",
@@ -45,16 +61,19 @@ export const emailRouter = router({
         summary: "Follow a tracked email link",
         description:
           "Counts the click and answers 302 to the URL signed inside the token, the only place it redirects to (no " +
-          "open redirect). A token that does not verify, or any other query parameter, is a 404."
+          "open redirect). A token that does not verify, or any other query parameter, is a 404. A link lives " +
+          `${clickDays} days from its message's sending; later it counts nothing and still leads to a page of ` +
+          "this server (the survey page), but no longer elsewhere: 410 with a page."
       }
     })
     .input(ClickInput)
-    .output(RedirectTo)
+    .output(RedirectOrPage)
     .query(({ ctx, input }) => runEffect(ctx, Outbox.click(input))),
 
   unsubscribePage: tracking
     .meta({
-      response: { kind: "html" },
+      response: { kind: "html", expired: EXPIRED_UNSUBSCRIBE },
+      secretParams,
       openapi: {
         method: "GET",
         path: "/email/unsubscribe/{token}",
@@ -62,7 +81,7 @@ export const emailRouter = router({
         summary: "Unsubscribe page",
         description:
           "An HTML page asking to confirm, whose button POSTs to the same URL. A GET changes nothing, since link " +
-          "scanners fetch every link. A token that does not verify is a 404."
+          "scanners fetch every link. A token that does not verify is a 404; a link past its year, 410 with a page."
       }
     })
     .input(TokenInput)
@@ -71,7 +90,8 @@ export const emailRouter = router({
 
   unsubscribe: tracking
     .meta({
-      response: { kind: "html" },
+      response: { kind: "html", expired: EXPIRED_UNSUBSCRIBE },
+      secretParams,
       openapi: {
         method: "POST",
         path: "/email/unsubscribe/{token}",
@@ -80,7 +100,8 @@ export const emailRouter = router({
         description:
           "RFC 8058 one-click unsubscribe: the body `List-Unsubscribe=One-Click`, form-encoded (or as JSON). The " +
           "message's recipient gets no more email from the empresa: later messages to the address are suppressed. " +
-          "Idempotent; answers 200 with a confirmation page. A token that does not verify is a 404.",
+          "Idempotent; answers 200 with a confirmation page. A token that does not verify is a 404; a link past its " +
+          `lifetime (${unsubscribeDays} days from the message's sending) changes nothing: 410 with a page.`,
         contentTypes: ["application/x-www-form-urlencoded", "application/json"]
       }
     })

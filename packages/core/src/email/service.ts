@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { databaseNow } from "../clock.js"
 import { Config } from "../config.js"
 import { pageOf } from "../contracts.js"
 import { settingsOf } from "../empresas/contracts.js"
@@ -14,6 +15,7 @@ import type { ResearchField } from "../quests/contracts.js"
 import type { EmailKind, ListMessagesInput, NewEmail, OutboxMessage, TestEmailInput } from "./contracts.js"
 import { referralLinkOf } from "../referrals/contracts.js"
 import {
+  expiredLinkPage,
   lowScoreAlert,
   referralInvite,
   testMessage,
@@ -22,7 +24,7 @@ import {
   type AlertFacts,
   type CommonLinks
 } from "./render.js"
-import { EmailTokens, type TokenKind } from "./tokens.js"
+import { EmailTokens, LINK_LIFETIME_DAYS, type TokenKind } from "./tokens.js"
 import { Mailer } from "./transport.js"
 import { traced, span } from "../tracing.js"
 
@@ -76,6 +78,12 @@ const answersOf = (response: ResponseRow): AlertFacts["answers"] =>
     return [{ label: field.label, value: text }]
   })
 
+/** The page an unsubscribe link past its year answers, GET or POST. */
+const expiredUnsubscribe = (empresaName: string) => ({
+  html: expiredLinkPage({ empresaName, kind: "unsubscribe", lifetimeDays: LINK_LIFETIME_DAYS.unsubscribe }),
+  expired: true as const
+})
+
 const notFound = () => new NotFound({ resource: "Link", id: "token" })
 
 /**
@@ -96,6 +104,7 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
     const mailer = yield* Mailer
     const empresas = yield* Empresas
     const columns = sql.literal(MESSAGE_COLUMNS)
+    const now = sql.literal(databaseNow(config.clockOffsetSeconds))
 
     /**
      * Queues a message: its outbox row and the job that sends it, in the caller's transaction when
@@ -179,7 +188,13 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
     /** The signed links of one message, under the public base URL. */
     const linksOf = (publicUrl: string, message: MessageRow) => {
       const token = (kind: TokenKind, url?: string) =>
-        tokens.sign({ kind, messageId: message.id, empresaId: message.empresa_id, url })
+        tokens.sign({
+          kind,
+          messageId: message.id,
+          empresaId: message.empresa_id,
+          url,
+          ownPage: url?.startsWith(`${publicUrl}/`)
+        })
       return {
         base: publicUrl,
         common: Effect.all({
@@ -293,8 +308,9 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
             "X-Fidelis-Message-Kind": message.kind
           }
         })
+        // On the clock its links' lifetimes are judged by.
         yield* sql`
-          UPDATE email_messages SET status = 'sent', sent_at = now(), subject = ${rendered.subject},
+          UPDATE email_messages SET status = 'sent', sent_at = ${now}, subject = ${rendered.subject},
             smtp_response = ${response.slice(0, 1000)}, last_error = NULL
           WHERE empresa_id = ${message.empresa_id} AND id = ${message.id} AND status = 'queued'`
         return { outcome: undefined } satisfies JobDone
@@ -312,54 +328,63 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
 
     // ---- tracking routes ------------------------------------------------------------------
 
-    const verified = (token: string, kind: TokenKind) =>
-      Effect.flatMap(
-        tokens.verify(token, kind),
-        Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
-      )
-
-    /** Records an event of a message the token names; a message that does not exist is a 404. */
-    const record = (claims: { empresaId: EmpresaId; messageId: EmailMessageId }, kind: TokenKind, url?: string) =>
+    /**
+     * The message a token names, if the token verifies, and whether its link still works: a link
+     * lives `LINK_LIFETIME_DAYS` from the message's sending (its queueing, should the send not have
+     * been recorded), judged by the database's clock. A token that does not verify, or names no
+     * message, is a 404.
+     */
+    const linked = (token: string, kind: TokenKind) =>
       Effect.gen(function* () {
-        const rows = yield* sql`
-          INSERT INTO email_events (empresa_id, message_id, kind, url)
-          SELECT empresa_id, id, ${kind}, ${url ?? null} FROM email_messages
-          WHERE empresa_id = ${claims.empresaId} AND id = ${claims.messageId}
-          RETURNING id`
-        if (rows.length === 0) return yield* notFound()
+        const claims = yield* Effect.flatMap(
+          tokens.verify(token, kind),
+          Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+        )
+        const [row] = yield* sql<{ to_address: string; empresa_name: string; live: boolean }>`
+          SELECT m.to_address, e.name AS empresa_name,
+                 coalesce(m.sent_at, m.created_at) + make_interval(days => ${LINK_LIFETIME_DAYS[kind]}) > ${now} AS live
+          FROM email_messages m JOIN empresas e ON e.id = m.empresa_id
+          WHERE m.empresa_id = ${claims.empresaId} AND m.id = ${claims.messageId}`
+        if (row === undefined) return yield* notFound()
+        return { claims, ...row }
       })
 
-    /** The open pixel: counts an open of the message, answers the GIF. */
+    /** Records an event of the message the token names. */
+    const record = (claims: { empresaId: EmpresaId; messageId: EmailMessageId }, kind: TokenKind, url?: string) =>
+      sql`
+        INSERT INTO email_events (empresa_id, message_id, kind, url)
+        VALUES (${claims.empresaId}, ${claims.messageId}, ${kind}, ${url ?? null})`
+
+    /** The open pixel: counts an open of the message while its link lives; the GIF either way. */
     const open = traced("Outbox.open")(function* (token: string) {
-      yield* record(yield* verified(token, "open"), "open")
+      const { claims, live } = yield* linked(token, "open")
+      if (live) yield* record(claims, "open")
       return { content_type: "image/gif", body_base64: PIXEL }
     })
 
     /**
      * A tracked link: counts the click and redirects to the URL signed in the token, the only
      * target there is. Another parameter (`?url=…`) makes the link unknown, as an altered token does.
+     * Expired, it still leads to a page of this server (the survey page), uncounted, but no longer
+     * outside (a WhatsApp link names the respondent's phone): a page says the link has expired.
      */
     const click = traced("Outbox.click")(function* (input: { token: string } & Record<string, unknown>) {
       if (Object.keys(input).some((name) => name !== "token")) return yield* notFound()
-      const claims = yield* verified(input.token, "click")
+      const { claims, live, empresa_name } = yield* linked(input.token, "click")
       if (claims.url === undefined) return yield* notFound()
-      yield* record(claims, "click", claims.url)
-      return { location: claims.url }
+      if (live) yield* record(claims, "click", claims.url)
+      if (live || claims.ownPage) return { location: claims.url }
+      const page = expiredLinkPage({ empresaName: empresa_name, kind: "click", lifetimeDays: LINK_LIFETIME_DAYS.click })
+      return { html: page, expired: true as const }
     })
 
-    const recipientOf = (claims: { empresaId: EmpresaId; messageId: EmailMessageId }) =>
-      Effect.gen(function* () {
-        const [row] = yield* sql<{ to_address: string; empresa_name: string }>`
-          SELECT m.to_address, e.name AS empresa_name FROM email_messages m JOIN empresas e ON e.id = m.empresa_id
-          WHERE m.empresa_id = ${claims.empresaId} AND m.id = ${claims.messageId}`
-        if (row === undefined) return yield* notFound()
-        return row
-      })
-
-    /** The unsubscribe page: asks to confirm with a POST; a GET changes nothing (scanners prefetch links). */
+    /**
+     * The unsubscribe page: asks to confirm with a POST; a GET changes nothing (scanners prefetch
+     * links). Expired, the page says how to unsubscribe otherwise.
+     */
     const unsubscribePageOf = traced("Outbox.unsubscribePage")(function* (token: string) {
-      const claims = yield* verified(token, "unsubscribe")
-      const { to_address, empresa_name } = yield* recipientOf(claims)
+      const { claims, live, to_address, empresa_name } = yield* linked(token, "unsubscribe")
+      if (!live) return expiredUnsubscribe(empresa_name)
       const [done] = yield* sql`
         SELECT 1 FROM email_suppressions
         WHERE empresa_id = ${claims.empresaId} AND address = ${to_address.toLowerCase()}`
@@ -370,11 +395,12 @@ export class Outbox extends Effect.Service<Outbox>()("core/Outbox", {
 
     /**
      * Unsubscribes the message's recipient from the empresa's email (RFC 8058 one-click, or the
-     * page's button): every later message to that address is suppressed. Idempotent.
+     * page's button): every later message to that address is suppressed. Idempotent. An expired
+     * link changes nothing and answers the page that says how to unsubscribe otherwise.
      */
     const unsubscribe = traced("Outbox.unsubscribe")(function* (token: string) {
-      const claims = yield* verified(token, "unsubscribe")
-      const { to_address, empresa_name } = yield* recipientOf(claims)
+      const { claims, live, to_address, empresa_name } = yield* linked(token, "unsubscribe")
+      if (!live) return expiredUnsubscribe(empresa_name)
       yield* inTransaction(sql)(
         Effect.gen(function* () {
           const added = yield* sql`

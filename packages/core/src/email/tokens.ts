@@ -10,6 +10,14 @@ import { EmailMessageId, EmpresaId } from "../ids.js"
 /** What a tracking link does: count an open, follow a click, or unsubscribe. */
 export type TokenKind = "open" | "click" | "unsubscribe"
 
+/**
+ * How long each link of a message works, in days from its sending (docs/decisions.md, "Email links
+ * expire, and no token in the access log"): tracking is worth a season; an unsubscribe link is kept
+ * for a year, since someone may want out of a store's email long after the message came. The age is
+ * the message's, in the database, so the links sent before they expired age alike.
+ */
+export const LINK_LIFETIME_DAYS: Record<TokenKind, number> = { open: 90, click: 90, unsubscribe: 365 }
+
 /** The one algorithm tokens are signed and verified with; a token naming another is refused. */
 const ALGORITHM = "HS256"
 const AUDIENCE = "fidelis-email"
@@ -21,7 +29,9 @@ const Claims = z.object({
   m: EmailMessageId,
   e: EmpresaId,
   /** A click's target: the only place a redirect goes. */
-  u: HttpUrl.optional()
+  u: HttpUrl.optional(),
+  /** The target is a page of this server: an expired click still leads there (docs/decisions.md). */
+  s: z.literal(true).optional()
 })
 
 export interface TokenClaims {
@@ -29,6 +39,8 @@ export interface TokenClaims {
   readonly messageId: EmailMessageId
   readonly empresaId: EmpresaId
   readonly url?: string | undefined
+  /** `url` is a page of this server, safe to lead to once the link has expired. */
+  readonly ownPage?: boolean | undefined
 }
 
 /**
@@ -52,6 +64,7 @@ const keyOf = Effect.gen(function* () {
  * Signed links for emails (design.md, "Surveys and email"): a JWT with a fixed algorithm whose
  * claims name the message, the empresa and, for a click, the target URL. A token that does not
  * verify (forged, altered, another kind, another algorithm) is simply absent: the routes answer 404.
+ * It carries no expiry: its message's sending dates it (`LINK_LIFETIME_DAYS`).
  */
 export class EmailTokens extends Effect.Service<EmailTokens>()("core/EmailTokens", {
   effect: Effect.gen(function* () {
@@ -63,7 +76,8 @@ export class EmailTokens extends Effect.Service<EmailTokens>()("core/EmailTokens
           k: claims.kind,
           m: claims.messageId,
           e: claims.empresaId,
-          ...(claims.url === undefined ? {} : { u: claims.url })
+          ...(claims.url === undefined ? {} : { u: claims.url }),
+          ...(claims.ownPage === true ? { s: true } : {})
         })
           .setProtectedHeader({ alg: ALGORITHM })
           .setAudience(AUDIENCE)
@@ -76,8 +90,8 @@ export class EmailTokens extends Effect.Service<EmailTokens>()("core/EmailTokens
           const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], audience: AUDIENCE })
           const claims = Claims.safeParse(payload)
           if (!claims.success || claims.data.k !== kind) return Option.none()
-          const { m, e, u } = claims.data
-          return Option.some({ kind, messageId: m, empresaId: e, url: u })
+          const { m, e, u, s } = claims.data
+          return Option.some({ kind, messageId: m, empresaId: e, url: u, ownPage: s === true })
         } catch {
           return Option.none()
         }

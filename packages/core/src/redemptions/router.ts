@@ -78,6 +78,8 @@ export const redemptionsRouter = router({
   qr: publicProcedure
     .meta({
       response: { kind: "file", contentType: "image/svg+xml" },
+      // Whoever holds a pending redemption's code can claim its reward at the counter.
+      secretParams: ["code"],
       openapi: {
         method: "GET",
         path: "/qr/{code}.svg",

@@ -2,6 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { userClientAt } from "../accounts/user-clients.js"
+import { databaseNow } from "../clock.js"
 import { humanCode } from "../codes.js"
 import { Config } from "../config.js"
 import { settingsOf } from "../empresas/contracts.js"
@@ -28,13 +29,6 @@ const CODE_LENGTH = 8
 /** A collision at 8 characters (~40 bits) is already rare per empresa; five in a row means a bug. */
 const CODE_ATTEMPTS = 5
 
-/**
- * The time redemptions are judged by: the database's now(), moved by the test-only clock offset
- * (FIDELIS_CLOCK_OFFSET_SECONDS, an integer the config validated, so a literal is safe) so that a
- * server started "later" on the same database sees the deadlines passed, with no backdoor route.
- */
-const clockOf = (offsetSeconds: number) =>
-  offsetSeconds === 0 ? "now()" : `(now() + make_interval(secs => ${offsetSeconds}))`
 /** A pending redemption past its deadline reads as expired even before the sweep persists it. */
 const statusAt = (now: string) =>
   `CASE WHEN r.status = 'pending' AND r.expires_at <= ${now} THEN 'expired' ELSE r.status END`
@@ -121,7 +115,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
     const rewards = yield* Rewards
     const products = yield* Products
     const empresas = yield* Empresas
-    const clock = clockOf(config.clockOffsetSeconds)
+    const clock = databaseNow(config.clockOffsetSeconds)
     const now = sql.literal(clock)
     const columns = sql.literal(columnsAt(clock))
     const status = sql.literal(statusAt(clock))
