@@ -286,8 +286,11 @@ describe("email through the outbox (design.md, Surveys and email)", () => {
     const click = doc.paths["/email/click/{token}"].get
     expect(click.responses["302"].headers.Location).toBeDefined()
     expect(click.responses["200"]).toBeUndefined()
+    expect(Object.keys(click.responses["410"].content)).toEqual(["text/html"])
     const unsubscribe = doc.paths["/email/unsubscribe/{token}"]
     expect(Object.keys(unsubscribe.get.responses["200"].content)).toEqual(["text/html"])
+    for (const method of ["get", "post"])
+      expect(unsubscribe[method].responses["410"].description).toContain("unsubscribe otherwise")
     expect(Object.keys(unsubscribe.post.requestBody.content)).toEqual([
       "application/x-www-form-urlencoded",
       "application/json"
