@@ -35,7 +35,7 @@ export interface CoreConfig {
   /** How long an idempotency record is kept (design.md section 2: 24 h). */
   readonly idempotencyTtlSeconds: number
   /**
-   * Test-only: how far ahead of the database's now() the redemption deadlines are judged, so a test can
+   * Test-only: how far ahead of the database's now() redemption deadlines and email links are judged, so a test can
    * start a second server "days later" on the same database. 0 in production.
    */
   readonly clockOffsetSeconds: number
