@@ -18,6 +18,7 @@
  */
 import autocannon from "autocannon"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
@@ -552,7 +553,7 @@ const benchDatabase = async (db: Database) => {
   const only = args.only?.split(",")
   const pick = (list: Scenario[]) => list.filter(({ name }) => only === undefined || only.includes(name))
 
-  const adminKey = `bench-admin-${process.pid}-0123456789`
+  const adminKey = `bench-admin-${randomBytes(16).toString("hex")}`
   let list: Scenario[] = []
   let userId = ""
   const ours = new Map<string, Map<string, Pass[]>>(limiters.map((limiter) => [limiter, new Map()]))

@@ -101,7 +101,7 @@ describe("one body-size limit on every surface (issue 10)", () => {
       const answer = await upload.answered
       expect(answer.status).toBe(401)
       expect(JSON.parse(answer.body)).toEqual(
-        problem(expect.stringMatching(/Missing API key|Invalid API key/), "UNAUTHENTICATED")
+        problem(expect.stringMatching(/Missing API key|Invalid or revoked API key/), "UNAUTHENTICATED")
       )
       expect(answer.sentBeforeAnswer).toBeLessThan(MiB)
     }

@@ -243,7 +243,11 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
       return answered.then((res) => (res.status < 400 ? res : namingTheRequest(res, event.context.requestId)))
     })
     .all("/mcp", (event) =>
-      mcp(event.req, { requestId: event.context.requestId, onInternalError: event.context.report })
+      mcp(event.req, {
+        requestId: event.context.requestId,
+        onInternalError: event.context.report,
+        peerAddress: event.req.ip
+      })
     )
     .all("/**", (event) =>
       problemResponse(

@@ -6,6 +6,7 @@ import { dirname, join, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { z } from "zod"
 import { parseTrustedProxies, type TrustedProxies } from "./auth/address.js"
+import { adminKeyProblem } from "./auth/admin-key.js"
 
 /** Everything the core reads from the environment, parsed once at startup. */
 export interface CoreConfig {
@@ -43,6 +44,8 @@ export interface CoreConfig {
   readonly housekeepingSeconds: number
   /** Requests per minute per client address on the public routes (spec 8 leaves the number open). */
   readonly publicRateLimitPerMinute: number
+  /** Failed API key authentications a client address may make per minute before its keys meet 429. */
+  readonly keyFailuresPerMinute: number
   /** Proxies whose `X-Forwarded-For` names the client (FIDELIS_TRUSTED_PROXIES); none by default. */
   readonly trustedProxies: TrustedProxies
   /**
@@ -196,13 +199,20 @@ const EnvSchema = z.object({
       .optional()
   ),
   FIDELIS_TRACING: z.enum(["0", "1", "false", "true"]).default("0"),
-  FIDELIS_ADMIN_KEY: z.string().min(16, "FIDELIS_ADMIN_KEY must be at least 16 characters").optional(),
+  FIDELIS_ADMIN_KEY: z
+    .string()
+    .superRefine((key, ctx) => {
+      const problem = adminKeyProblem(key)
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem })
+    })
+    .optional(),
   FIDELIS_RATE_LIMIT_PER_MINUTE: positiveInt(60),
   FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: positiveInt(600),
   FIDELIS_IDEMPOTENCY_TTL_SECONDS: positiveInt(24 * 60 * 60),
   FIDELIS_CLOCK_OFFSET_SECONDS: z.coerce.number().int().min(0).default(0),
   FIDELIS_HOUSEKEEPING_SECONDS: positiveInt(60),
   FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: positiveInt(60),
+  FIDELIS_KEY_FAILURES_PER_MINUTE: positiveInt(20),
   FIDELIS_TRUSTED_PROXIES: z
     .string()
     .default("")
@@ -294,6 +304,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     clockOffsetSeconds: e.FIDELIS_CLOCK_OFFSET_SECONDS,
     housekeepingSeconds: e.FIDELIS_HOUSEKEEPING_SECONDS,
     publicRateLimitPerMinute: e.FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
+    keyFailuresPerMinute: e.FIDELIS_KEY_FAILURES_PER_MINUTE,
     trustedProxies: e.FIDELIS_TRUSTED_PROXIES,
     publicUrl: e.FIDELIS_PUBLIC_URL,
     email: {

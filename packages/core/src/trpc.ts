@@ -207,7 +207,8 @@ const knownKey = (ctx: RequestContext): AdmittedKey | undefined => {
   const services = admissionServices.get(ctx.runtime)
   const key = presentedKey(ctx.credentials)
   if (services === undefined || Either.isLeft(key)) return undefined
-  const grant = services.apiKeys.knownGrant(key.right)
+  const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, services.config.trustedProxies)
+  const grant = services.apiKeys.knownGrant(key.right, address)
   return (
     grant && { principal: grant.principal, bucket: grant.bucket, limit: keyLimit(grant.principal, services.config) }
   )
@@ -233,7 +234,8 @@ export const admit = async (ctx: RequestContext, countLater = false): Promise<Pr
       ctx,
       Effect.gen(function* () {
         const { apiKeys, config } = yield* keepAdmissionServices(ctx)
-        const { principal, bucket } = yield* apiKeys.authenticate(yield* presentedKey(ctx.credentials))
+        const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
+        const { principal, bucket } = yield* apiKeys.authenticate(yield* presentedKey(ctx.credentials), address)
         const admitted: AdmittedKey = { principal, bucket, limit: keyLimit(principal, config) }
         yield* count(meter, admitted)
         return admitted

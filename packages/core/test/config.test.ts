@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -65,5 +66,46 @@ describe("the direct database URL (behind a transaction pooler)", () => {
     expect(() => configFromEnv({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: "mysql://db/x" })).toThrow(
       /DATABASE_DIRECT_URL must be a postgres:\/\/ URL/
     )
+  })
+})
+
+/** Why the configuration refuses `key` as the admin key, or undefined when it takes it. */
+const refusal = (key: string) => {
+  try {
+    configFromEnv({ FIDELIS_ADMIN_KEY: key })
+    return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
+describe("FIDELIS_ADMIN_KEY", () => {
+  it("takes random keys of 128 bits and more, bare or after a readable prefix", () => {
+    for (let i = 0; i < 5; i++) {
+      for (const key of [
+        randomBytes(16).toString("hex"),
+        randomBytes(32).toString("hex"),
+        randomBytes(17).toString("base64url"),
+        `fidelis-admin-${randomBytes(16).toString("hex")}`
+      ]) {
+        expect(refusal(key), key).toBeUndefined()
+      }
+    }
+  })
+
+  it("refuses a short, worded, repeated or sequential key at start, saying how to make one", () => {
+    for (const key of [
+      randomBytes(12).toString("hex"),
+      "test-admin-key-0123456789",
+      "a".repeat(64),
+      "correcthorsebatterystaplecorrecthorse",
+      "Password123!Password123!Password123!",
+      "abcdefghijklmnopqrstuvwxyz0123456789"
+    ]) {
+      const message = refusal(key)
+      expect(message, key).toMatch(/^Invalid configuration: FIDELIS_ADMIN_KEY: too weak for an admin key/)
+      expect(message).toContain("openssl rand -hex 32")
+      expect(message).not.toContain(key)
+    }
   })
 })

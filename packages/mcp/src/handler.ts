@@ -38,6 +38,8 @@ interface McpRequestInit {
   readonly requestId: string
   /** Called with the cause of a 5xx, so the server logs it against the request id. */
   readonly onInternalError?: (error: unknown) => void
+  /** The TCP peer, for the per-address budgets (failed key authentications count per client address). */
+  readonly peerAddress?: string | undefined
 }
 
 export type McpHandler = (req: Request, init: McpRequestInit) => Promise<Response>
@@ -141,7 +143,7 @@ export const createMcpHandler = ({
   const origins = new Set(allowedOrigins)
   const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
-  return async (req, { requestId, onInternalError }) => {
+  return async (req, { requestId, onInternalError, peerAddress }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     if (req.method !== "POST") {
       return jsonRpcError(
@@ -159,7 +161,7 @@ export const createMcpHandler = ({
       return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: requestId })
     }
 
-    const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal })
+    const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal, peerAddress })
     let principal: Principal
     let body: ReturnType<typeof messagesOf>
     try {

@@ -11,12 +11,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult, InitializeResult, ListToolsResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { LogLevel } from "effect"
+import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { testDatabaseConfig } from "@fidelis/db/testing"
 import { createMcpHandler, SERVER_NAME, type McpHandler } from "../src/index.js"
 import { COMPANY_TOOLS } from "./spec.js"
 
-const ADMIN_KEY = "test-admin-key-0123456789"
+const ADMIN_KEY = `test-admin-${randomBytes(16).toString("hex")}`
 const URL_MCP = "http://localhost/mcp"
 const ADMIN_TOOLS = [
   "create_api_key",

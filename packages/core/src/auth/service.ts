@@ -3,11 +3,14 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Either, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
-import { BadRequest, Forbidden, NotFound, Unauthenticated } from "../errors.js"
+import { BadRequest, Forbidden, NotFound, RateLimited, Unauthenticated } from "../errors.js"
+import { expiringMap } from "../expiring-map.js"
 import type { EmpresaId, KeyId } from "../ids.js"
+import { addressBucket } from "./address.js"
 import { AuthCache } from "./cache.js"
 import { bearerOf, type Credentials, type Principal } from "./principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
+import { RateLimiter } from "./rate-limiter.js"
 import { traced } from "../tracing.js"
 
 const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/
@@ -52,6 +55,16 @@ export interface Grant {
   readonly bucket: string
 }
 
+/** One answer for a key that never existed and one that was revoked: a guesser learns nothing from it. */
+const INVALID_KEY = "Invalid or revoked API key"
+
+const GUESSING = "Too many failed API key attempts from this address"
+
+/** Addresses refused for guessing, remembered by each process; beyond this many, the oldest is forgotten. */
+const MAX_GUESSING_ADDRESSES = 10_000
+
+const guessingBucket = (address: string | undefined) => `key-failures:${addressBucket(address)}`
+
 const ENV_ADMIN: Grant = { principal: { kind: "admin", keyId: null, via: "env" }, bucket: "admin:env" }
 
 const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({
@@ -78,41 +91,65 @@ interface ApiKeyRow {
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
   accessors: true,
-  dependencies: [AuthCache.Default],
+  dependencies: [AuthCache.Default, RateLimiter.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* Config
     const cache = yield* AuthCache
+    const limiter = yield* RateLimiter
     // Compared by digest, in constant time whatever the presented key's length; hashed once, not per request.
     const adminKeyDigest = config.adminKey === undefined ? undefined : digest(Redacted.value(config.adminKey))
+    // The epoch milliseconds until which an address's keys are refused unread (docs/decisions.md "Key guessing").
+    const guessing = expiringMap<string, number>(MAX_GUESSING_ADDRESSES)
+
+    /** Seconds until an address refused for guessing may present a key again; undefined when it may now. */
+    const refusedFor = (address: string | undefined) => {
+      const until = guessing.get(guessingBucket(address))
+      return until === undefined ? undefined : Math.max(1, Math.ceil((until - Date.now()) / 1000))
+    }
 
     /**
      * The grant of a key known without asking the database (the env admin key, or a cached lookup);
-     * a plain function, so a request's admission can read it without running a program.
+     * a plain function, so a request's admission can read it without running a program. An address
+     * refused for guessing gets none: even a right key waits, so its answer tells a guesser nothing.
      */
-    const knownGrant = (key: string, presented = digest(key)): Grant | undefined =>
-      adminKeyDigest !== undefined && timingSafeEqual(presented, adminKeyDigest)
+    const knownGrant = (key: string, address: string | undefined, presented = digest(key)): Grant | undefined => {
+      if (refusedFor(address) !== undefined) return undefined
+      return adminKeyDigest !== undefined && timingSafeEqual(presented, adminKeyDigest)
         ? ENV_ADMIN
         : cache.get(presented.toString("hex"))
+    }
+
+    /**
+     * Counts a failed authentication against its address's budget, shared by every process; past
+     * it, the address's keys are refused with 429 until the window ends, right ones too.
+     */
+    const failed = (address: string | undefined) =>
+      Effect.gen(function* () {
+        const bucket = guessingBucket(address)
+        const [window] = yield* limiter.hit([{ bucket, limit: config.keyFailuresPerMinute }])
+        if (window!.exceeded) {
+          guessing.set(bucket, Date.now() + window!.retryAfter * 1000, Date.now() + window!.retryAfter * 1000)
+          return yield* new RateLimited({ retryAfter: window!.retryAfter, reason: GUESSING })
+        }
+      })
 
     /** Resolves a presented key to its principal; the bucket names its rate-limit budget. */
-    const authenticate = traced("ApiKeys.authenticate")(function* (key: string) {
-      const presented = digest(key)
-      const known = knownGrant(key, presented)
-      if (known !== undefined) return known
-      if (!KEY_PATTERN.test(key)) {
-        return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
-      }
-      const hash = presented.toString("hex")
-      const since = cache.epoch()
-      // The touch is throttled to once a minute so authentication stays a read on the hot path.
-      const rows = yield* sql<{
-        id: KeyId
-        empresa_id: EmpresaId
-        scope: ApiKeyScope
-        revoked: boolean
-        api_access: boolean
-      }>`
+    const lookUp = (key: string, presented: Buffer) =>
+      Effect.gen(function* () {
+        if (!KEY_PATTERN.test(key)) {
+          return yield* new Unauthenticated({ message: "Malformed API key: expected fid_<random>" })
+        }
+        const hash = presented.toString("hex")
+        const since = cache.epoch()
+        // The touch is throttled to once a minute so authentication stays a read on the hot path.
+        const rows = yield* sql<{
+          id: KeyId
+          empresa_id: EmpresaId
+          scope: ApiKeyScope
+          revoked: boolean
+          api_access: boolean
+        }>`
         WITH k AS (
           SELECT k.id, k.empresa_id, k.scope, k.revoked_at IS NOT NULL AS revoked, e.api_access
           FROM api_keys k JOIN empresas e ON e.id = k.empresa_id
@@ -124,19 +161,31 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("core/ApiKeys", {
           RETURNING 1
         )
         SELECT * FROM k`
-      const row = rows[0]
-      if (row === undefined) return yield* new Unauthenticated({ message: "Invalid API key" })
-      if (row.revoked) return yield* new Unauthenticated({ message: "This API key has been revoked" })
-      if (row.scope === "empresa" && !row.api_access) {
-        return yield* new Forbidden({ message: "This account's plan does not include API access" })
-      }
-      const principal: Principal =
-        row.scope === "admin"
-          ? { kind: "admin", keyId: row.id, via: "key" }
-          : { kind: "company", keyId: row.id, empresaId: row.empresa_id }
-      const authenticated = { principal, bucket: `key:${row.id}`, keyId: row.id, empresaId: row.empresa_id }
-      cache.put(hash, authenticated, since)
-      return authenticated
+        const row = rows[0]
+        if (row === undefined || row.revoked) return yield* new Unauthenticated({ message: INVALID_KEY })
+        if (row.scope === "empresa" && !row.api_access) {
+          return yield* new Forbidden({ message: "This account's plan does not include API access" })
+        }
+        const principal: Principal =
+          row.scope === "admin"
+            ? { kind: "admin", keyId: row.id, via: "key" }
+            : { kind: "company", keyId: row.id, empresaId: row.empresa_id }
+        const authenticated = { principal, bucket: `key:${row.id}`, keyId: row.id, empresaId: row.empresa_id }
+        cache.put(hash, authenticated, since)
+        return authenticated
+      })
+
+    /**
+     * Resolves the key a client address presents (docs/decisions.md "Key guessing"): its failures
+     * are counted, and an address past their budget is refused before any lookup.
+     */
+    const authenticate = traced("ApiKeys.authenticate")(function* (key: string, address: string | undefined) {
+      const wait = refusedFor(address)
+      if (wait !== undefined) return yield* new RateLimited({ retryAfter: wait, reason: GUESSING })
+      const presented = digest(key)
+      const known = knownGrant(key, address, presented)
+      if (known !== undefined) return known
+      return yield* lookUp(key, presented).pipe(Effect.tapErrorTag("Unauthenticated", () => failed(address)))
     })
 
     const create = traced("ApiKeys.create")(function* (
