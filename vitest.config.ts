@@ -23,6 +23,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, ...(process.env["TEST_DATABASE_URL"] ? DATABASE_AGNOSTIC : [])],
     // `npm start` and the `fidelis` binary run compiled JavaScript (scripts/build.mjs).
     globalSetup: ["test/support/build.ts"],
+    // CI's log shows its tail: the slowest files end it.
+    reporters: process.env["CI"] ? ["default", "./test/support/durations-reporter.ts"] : ["default"],
     // Black-box suites start real server processes and databases; two files at a time fit 2 cores.
     pool: "forks",
     maxWorkers: 2,
