@@ -2,7 +2,7 @@ import type { Page } from "playwright-core"
 import { afterAll, describe, expect, it } from "vitest"
 import { startSmtpSink, type SmtpSink } from "../../packages/core/test/smtp-sink.js"
 import { bearer, endUserEnv, registerAccount } from "../support/accounts.js"
-import { browserSkipNote, skipBrowser, textOf, usePhone } from "../support/browser.js"
+import { browserSkipNote, skipBrowser, textOf, usePhone, visible } from "../support/browser.js"
 import { useServer, useTenant } from "../support/hooks.js"
 import { call } from "../support/http.js"
 
@@ -91,14 +91,21 @@ describe.skipIf(skipBrowser)(`a key typed into /docs in Chromium${browserSkipNot
   let page: Page
   usePhone((opened) => (page = opened))
 
+  /** Types `key` into the first API-key field of the Authorize dialog and authorizes, as a person would. */
+  const authorize = async (key: string) => {
+    await page.locator(".swagger-ui .auth-wrapper button.authorize").click()
+    const dialog = page.locator(".swagger-ui .modal-ux")
+    await dialog.locator(".auth-container input").first().fill(key)
+    await dialog.locator(".auth-container button.authorize").first().click()
+    await visible(dialog.locator(".auth-container button.logout").first())
+    await dialog.locator("button.btn-done").first().click()
+  }
+
   it("is gone on the next visit, and was never in the browser's storage", async () => {
     await page.goto(`${server.url}/docs`)
     await textOf(page.locator(".swagger-ui .info .title")).toMatch(/Fidelis/)
     const typed = "fid_typed-into-the-reference-page-000000"
-    await page.evaluate((key) => {
-      const ui = (window as unknown as { ui: { preauthorizeApiKey(name: string, key: string): void } }).ui
-      ui.preauthorizeApiKey("ApiKeyAuth", key)
-    }, typed)
+    await authorize(typed)
     const stored = () => page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }))
     expect(await stored()).not.toContain(typed)
 

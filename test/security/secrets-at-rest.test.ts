@@ -53,7 +53,7 @@ const foundIn = (dir: string, text: string): boolean =>
   })
 
 describe("server secrets at rest", () => {
-  it("with FIDELIS_SECRET_KEY from the first start, are sealed and in clear in no file of the data directory", async () => {
+  it("with FIDELIS_SECRET_KEY from the first start, are sealed, in clear in no file of the data dir", async () => {
     const dataDir = join(root, "sealed")
     const server = await startServer({ embedded: true, env: { FIDELIS_DATA_DIR: dataDir, ...withKey, ...cheap } })
     try {
@@ -70,7 +70,7 @@ describe("server secrets at rest", () => {
     expect(foundIn(dataDir, secrets.emailKey)).toBe(false)
   })
 
-  it("kept in clear before the key was set, are sealed on the next start with it, and tokens signed before still work", async () => {
+  it("kept in clear before the key was set, are sealed at the next start with it; old tokens work", async () => {
     const dataDir = join(root, "upgraded")
     const env = { FIDELIS_DATA_DIR: dataDir, ...cheap }
     const before = await startServer({ embedded: true, env })

@@ -140,7 +140,8 @@ export const openPglite = (dataDir: string | undefined) => PGlite.create({ dataD
  * Starts PGlite and serves it over the Postgres wire protocol on a private loopback port, so the
  * embedded and real databases share one driver and one SQL dialect. PGlite is a single session:
  * one connection only, or concurrent transactions would interleave. The data directory is its
- * owner's alone, 0700 with 0600 files, like PostgreSQL's own (docs/decisions.md, "Private files").
+ * owner's alone, 0700 with 0600 files, like PostgreSQL's own (docs/decisions.md, "Private files and
+ * sealed server secrets").
  */
 export const startEmbedded = (dataDir: string) =>
   Effect.gen(function* () {

@@ -34,7 +34,11 @@ interface TokenRow {
   readonly user_id: UserId
   readonly purpose: LinkPurpose
   readonly email: string
-  /** Null unless the link goes to the account's own verified address (docs/decisions.md, "Email text"). */
+  /**
+   * Null unless the link goes to the account's own verified address: the name is whatever the
+   * registrant typed (docs/decisions.md, "Email text: control characters folded, no name to an
+   * unproven address").
+   */
   readonly nome: string | null
   readonly expires_at: Date
   readonly live: boolean
