@@ -48,7 +48,7 @@ export const escapeHtml = (text: string) =>
  * paragraph separators folded into one space: a value someone else wrote (a name, a survey
  * comment) can never start a line of its own ("Clique: http://…") in the message it is put in.
  */
-export const foldControls = (text: string) => text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+const foldControls = (text: string) => text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
 
 /** Brazilian area code and number, without the country code 55 when present. */
 const nationalOf = (digits: string) => (digits.length >= 12 && digits.startsWith("55") ? digits.slice(2) : digits)
