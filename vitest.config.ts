@@ -13,6 +13,8 @@ const DATABASE_AGNOSTIC = [
   "test/openapi-refusals.test.ts",
   "test/quickstart.test.ts",
   "test/data-dir.test.ts",
+  "test/security/file-modes.test.ts",
+  "test/security/secrets-at-rest.test.ts",
   "packages/cli/test/completion.test.ts",
   "packages/cli/test/config.test.ts"
 ]

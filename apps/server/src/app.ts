@@ -78,16 +78,29 @@ const namingTheRequest = async (res: Response, requestId: string) => {
 }
 
 /**
- * The response with the request's id, in its own headers when they can be changed: a copy of a
+ * Headers every answer carries (docs/decisions.md, "API answers: nosniff, no-store, no saved key in
+ * /docs"): its request's id; nosniff, so no browser runs a JSON body as a script or a page; and, unless
+ * the route chose its caching (the reference's assets, the OpenAPI documents), no-store, so no cache
+ * keeps an answer that is one caller's (a balance, a profile, a token pair).
+ */
+const answerHeaders = (res: Response, requestId: string): Record<string, string> => ({
+  "X-Request-Id": requestId,
+  "X-Content-Type-Options": "nosniff",
+  ...(res.headers.has("cache-control") ? {} : { "Cache-Control": "no-store" })
+})
+
+/**
+ * The response with `answerHeaders`, in its own headers when they can be changed: a copy of a
  * response would stream its body again. A redirect or a fetched response has immutable headers.
  */
-const withRequestIdHeader = (res: Response, requestId: string) => {
+const withAnswerHeaders = (res: Response, requestId: string) => {
+  const extra = Object.entries(answerHeaders(res, requestId))
   try {
-    res.headers.set("X-Request-Id", requestId)
+    for (const [name, value] of extra) res.headers.set(name, value)
     return res
   } catch {
     const headers = new Headers(res.headers)
-    headers.set("X-Request-Id", requestId)
+    for (const [name, value] of extra) headers.set(name, value)
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers })
   }
 }
@@ -196,9 +209,11 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
           }
         )
         const { text, etag } = await served
+        // The same for everyone: kept, and asked again with its ETag.
+        const caching = { etag, "cache-control": "no-cache" }
         if (event.req.headers.get("if-none-match") === etag)
-          return new Response(null, { status: 304, headers: { etag } })
-        return new Response(text, { headers: { "content-type": "application/json", etag } })
+          return new Response(null, { status: 304, headers: caching })
+        return new Response(text, { headers: { "content-type": "application/json", ...caching } })
       })
       .all(`${base}/**`, (event) =>
         rest(event.req, {
@@ -286,6 +301,6 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
       duration_ms: Math.round((performance.now() - started) * 10) / 10,
       ...(failure !== undefined && { error: describe(failure) })
     })
-    return withRequestIdHeader(res, requestId)
+    return withAnswerHeaders(res, requestId)
   }
 }

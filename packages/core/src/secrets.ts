@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Effect, Redacted } from "effect"
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
 import { Config } from "./config.js"
@@ -23,6 +24,12 @@ export const sealWith = (key: Buffer, plain: string, context: string): string =>
   return [VERSION, keyIdOf(key), iv.toString("base64url"), body.toString("base64url")].join(".")
 }
 
+/**
+ * Whether a stored value is in the sealed format. The secrets the server generates are base64url,
+ * which has no dot: one in clear is never taken for a sealed one.
+ */
+const isSealed = (stored: string) => stored.startsWith(`${VERSION}.`) && stored.split(".").length === 4
+
 /** The secret a sealed value holds; undefined when another key or context sealed it, or it was altered. */
 export const openWith = (key: Buffer, sealed: string, context: string): string | undefined => {
   const [version, keyId, iv, body] = sealed.split(".")
@@ -41,15 +48,66 @@ export const openWith = (key: Buffer, sealed: string, context: string): string |
   }
 }
 
+/** A text column of secrets the server generates for itself, and the column naming each row. */
+export interface SecretColumn {
+  readonly table: string
+  readonly id: string
+  readonly value: string
+}
+
 /**
- * Secrets kept at rest (a store's NFC-e CSC, and any later one), sealed with FIDELIS_SECRET_KEY.
- * Without the key nothing is sealed and a secret is refused, never stored in clear
- * (docs/decisions.md, "NFC-e: pending offline receipts").
+ * Secrets kept at rest, sealed with FIDELIS_SECRET_KEY. A store's secret (its NFC-e CSC) is refused
+ * without the key, never stored in clear (docs/decisions.md, "NFC-e: pending offline receipts").
+ * A secret the server generates for itself (`column`: the end-user JWT signing keys, the email
+ * link key) is kept in clear without one, since the server cannot run without it (docs/decisions.md,
+ * "Private files and sealed server secrets").
  */
 export class Secrets extends Effect.Service<Secrets>()("core/Secrets", {
   accessors: true,
-  effect: Effect.map(Config, ({ secretKey }) => {
+  effect: Effect.gen(function* () {
+    const { secretKey } = yield* Config
+    const sql = yield* SqlClient.SqlClient
     const key = secretKey === undefined ? undefined : Buffer.from(Redacted.value(secretKey), "base64")
+
+    /** A server secret's stored form (sealed when there is a key), and the secret a stored form holds. */
+    const column = (where: SecretColumn) => {
+      const context = (id: string) => `${where.table}:${id}`
+      const table = sql(where.table)
+      const idColumn = sql(where.id)
+      const valueColumn = sql(where.value)
+      return {
+        keep: (id: string, plain: string) =>
+          Effect.sync(() => (key === undefined ? plain : sealWith(key, plain, context(id)))),
+        reveal: (id: string, stored: string) => {
+          if (!isSealed(stored)) return Effect.succeed(stored)
+          const plain = key === undefined ? undefined : openWith(key, stored, context(id))
+          return plain !== undefined
+            ? Effect.succeed(plain)
+            : Effect.dieMessage(
+                `${where.table} ${id} is sealed with a FIDELIS_SECRET_KEY ` +
+                  `${key === undefined ? "this server was not given" : "other than this server's"}: ` +
+                  "start it with the key the secret was sealed with"
+              )
+        },
+        /**
+         * Seals in place, when there is a key, the rows kept in clear before it was set; a row another
+         * process sealed meanwhile is left as that process wrote it.
+         */
+        sealKeptInClear:
+          key === undefined
+            ? Effect.void
+            : Effect.gen(function* () {
+                const rows = yield* sql<{ id: string; value: string }>`
+                  SELECT ${idColumn} AS id, ${valueColumn} AS value FROM ${table}`
+                for (const row of rows.filter(({ value }) => !isSealed(value))) {
+                  yield* sql`
+                    UPDATE ${table} SET ${valueColumn} = ${sealWith(key, row.value, context(row.id))}
+                    WHERE ${idColumn} = ${row.id} AND ${valueColumn} = ${row.value}`
+                }
+              })
+      }
+    }
+
     return {
       seal: (plain: string, context: string) =>
         key === undefined
@@ -63,7 +121,8 @@ export class Secrets extends Effect.Service<Secrets>()("core/Secrets", {
           : Effect.sync(() => sealWith(key, plain, context)),
       /** Undefined without the key, or when the value was sealed under another one. */
       open: (sealed: string, context: string) =>
-        Effect.sync(() => (key === undefined ? undefined : openWith(key, sealed, context)))
+        Effect.sync(() => (key === undefined ? undefined : openWith(key, sealed, context))),
+      column
     }
   })
 }) {}

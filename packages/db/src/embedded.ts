@@ -2,7 +2,17 @@ import { PGlite } from "@electric-sql/pglite"
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { join, resolve } from "node:path"
 
 export const MEMORY = "memory://"
@@ -44,6 +54,35 @@ const isAlive = (pid: number) => {
 
 const LOCK_FILE = "fidelis.lock"
 
+/** What no one but the data's owner may do: read, write or enter, as group or others. */
+const NOT_OWNER = 0o077
+
+/**
+ * From now on this process creates files 0600 and folders 0700, whatever umask it was started
+ * with: PGlite's file system creates the WAL segments and relation files Postgres adds later with
+ * the process's umask, and a server started with the usual 022 would leave them readable by every
+ * local user. Only ever narrows the umask (process-wide: the server's and CLI's other files, the
+ * lock and the mail folder, are private too).
+ */
+const createPrivately = () => {
+  process.umask(process.umask() | NOT_OWNER)
+}
+
+/**
+ * Takes group and other permissions off everything under `dir` (itself included): PGlite's initdb
+ * writes its files 0666 whatever the umask, it rewrites pg_internal.init 0644 on every start, and
+ * a data directory made by an older version has them too. Links are left alone, never followed.
+ */
+const makePrivate = (dir: string) => {
+  const walk = (path: string) => {
+    const stats = lstatSync(path)
+    if (stats.isSymbolicLink()) return
+    if ((stats.mode & NOT_OWNER) !== 0) chmodSync(path, stats.mode & 0o7700)
+    if (stats.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name))
+  }
+  walk(dir)
+}
+
 const readLock = (file: string) => JSON.parse(readFileSync(file, "utf8") || "{}") as Partial<LockOwner>
 
 /**
@@ -53,7 +92,7 @@ const readLock = (file: string) => JSON.parse(readFileSync(file, "utf8") || "{}"
 const lockDataDir = (dataDir: string) =>
   Effect.acquireRelease(
     Effect.suspend(() => {
-      mkdirSync(dataDir, { recursive: true })
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
       const file = join(dataDir, LOCK_FILE)
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
@@ -100,16 +139,22 @@ export const openPglite = (dataDir: string | undefined) => PGlite.create({ dataD
 /**
  * Starts PGlite and serves it over the Postgres wire protocol on a private loopback port, so the
  * embedded and real databases share one driver and one SQL dialect. PGlite is a single session:
- * one connection only, or concurrent transactions would interleave.
+ * one connection only, or concurrent transactions would interleave. The data directory is its
+ * owner's alone, 0700 with 0600 files, like PostgreSQL's own (docs/decisions.md, "Private files and
+ * sealed server secrets").
  */
 export const startEmbedded = (dataDir: string) =>
   Effect.gen(function* () {
     const inMemory = dataDir === MEMORY
-    if (!inMemory) yield* lockDataDir(dataDir)
+    if (!inMemory) {
+      createPrivately()
+      yield* lockDataDir(dataDir)
+    }
     const db = yield* Effect.acquireRelease(
       Effect.promise(() => openPglite(inMemory ? undefined : join(resolve(dataDir), "pg"))),
       (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore)
     )
+    if (!inMemory) makePrivate(dataDir)
     const server = yield* Effect.acquireRelease(
       Effect.promise(async () => {
         const socket = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })

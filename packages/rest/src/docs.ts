@@ -31,6 +31,8 @@ export const docsAsset = (name: string): Response => {
 /**
  * The reference page's HTML. Its one inline script and its two assets carry `nonce`, so the server
  * can serve it under the same strict Content-Security-Policy as its other pages (no other script).
+ * A key typed into "Authorize" lives as long as the page: persisted, it would wait in the browser's
+ * storage for whoever opens the page next.
  */
 export const docsHtml = (specUrl: string, assetsBase: string, nonce: string): string =>
   `<!doctype html>
@@ -47,7 +49,7 @@ export const docsHtml = (specUrl: string, assetsBase: string, nonce: string): st
   <script src="${assetsBase}/swagger-ui-bundle.js" nonce="${nonce}"></script>
   <script nonce="${nonce}">
     window.ui = SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: "#reference", deepLinking: true, ` +
-  `persistAuthorization: true })
+  `persistAuthorization: false })
   </script>
 </body>
 </html>`

@@ -34,7 +34,12 @@ interface TokenRow {
   readonly user_id: UserId
   readonly purpose: LinkPurpose
   readonly email: string
-  readonly nome: string
+  /**
+   * Null unless the link goes to the account's own verified address: the name is whatever the
+   * registrant typed (docs/decisions.md, "Email text: control characters folded, no name to an
+   * unproven address").
+   */
+  readonly nome: string | null
   readonly expires_at: Date
   readonly live: boolean
 }
@@ -85,7 +90,9 @@ export class AccountMail extends Effect.Service<AccountMail>()("core/AccountMail
     const deliver = (publicUrl: string) => (job: ClaimedJob) =>
       Effect.gen(function* () {
         const [row] = yield* sql<TokenRow>`
-          SELECT t.id, t.user_id, t.purpose, t.email, u.nome, t.expires_at,
+          SELECT t.id, t.user_id, t.purpose, t.email,
+                 CASE WHEN u.email_verified_at IS NOT NULL AND u.email = t.email THEN u.nome END AS nome,
+                 t.expires_at,
                  t.used_at IS NULL AND t.expires_at > now() AS live
           FROM account_tokens t JOIN users u ON u.id = t.user_id
           WHERE t.id = ${String(job.payload["token_id"])}::uuid`

@@ -4,6 +4,7 @@ import { Effect, Option, Redacted } from "effect"
 import { decodeProtectedHeader, errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose"
 import { createHash, randomBytes } from "node:crypto"
 import { Config } from "../config.js"
+import { Secrets } from "../secrets.js"
 
 /** The one algorithm tokens are signed and verified with: a token naming another (none, HS512) is refused. */
 const ALGORITHM = "HS256"
@@ -15,6 +16,8 @@ export type Audience = keyof typeof AUDIENCES
 
 /** The kid of the key generated on an embedded install's first start. */
 const INITIAL_KID = "initial"
+
+const SIGNING_KEYS = { table: "signing_keys", id: "kid", value: "secret" } as const
 
 export type VerifyFailure = "expired" | "invalid"
 
@@ -36,28 +39,35 @@ const hmacKey = (secret: string) =>
  * process on the database signs and verifies alike. Each token names its key (`kid`); a key is
  * looked up by it, so adding a newer row to `signing_keys` rotates the key (each process signs with
  * the newest unretired row it found when it started) while the tokens the older one signed still
- * verify until they expire or it is retired (`retired_at`). An unknown or retired kid fails.
+ * verify until they expire or it is retired (`retired_at`). An unknown or retired kid fails. The
+ * table's keys are sealed with FIDELIS_SECRET_KEY when the server has one (`Secrets.column`).
  */
 export class AccessTokens extends Effect.Service<AccessTokens>()("core/AccessTokens", {
+  dependencies: [Secrets.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { accounts } = yield* Config
+    const signingKeys = (yield* Secrets).column(SIGNING_KEYS)
 
     const configured = accounts.jwtSecret === undefined ? undefined : Redacted.value(accounts.jwtSecret)
     const current = yield* Effect.gen(function* () {
+      yield* signingKeys.sealKeptInClear
       if (configured !== undefined) {
         const kid = `cfg-${createHash("sha256").update(configured).digest("hex").slice(0, 16)}`
         return { kid, secret: configured }
       }
       const [newest] = yield* sql<{ kid: string; secret: string }>`
         SELECT kid, secret FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC LIMIT 1`
-      if (newest !== undefined) return newest
       // DO UPDATE rather than DO NOTHING: a process racing another's first start gets the committed row.
-      const [row] = yield* sql<{ kid: string; secret: string }>`
-        INSERT INTO signing_keys (kid, secret) VALUES (${INITIAL_KID}, ${randomBytes(32).toString("base64url")})
-        ON CONFLICT (kid) DO UPDATE SET secret = signing_keys.secret
-        RETURNING kid, secret`
-      return row!
+      const [row] =
+        newest === undefined
+          ? yield* sql<{ kid: string; secret: string }>`
+              INSERT INTO signing_keys (kid, secret)
+              VALUES (${INITIAL_KID}, ${yield* signingKeys.keep(INITIAL_KID, randomBytes(32).toString("base64url"))})
+              ON CONFLICT (kid) DO UPDATE SET secret = signing_keys.secret
+              RETURNING kid, secret`
+          : [newest]
+      return { kid: row!.kid, secret: yield* signingKeys.reveal(row!.kid, row!.secret) }
     }).pipe(Effect.orDie)
     const currentKey = yield* hmacKey(current.secret)
 
@@ -72,7 +82,9 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("core/AccessTok
         if (configured !== undefined) return Option.none()
         const [row] = yield* sql<{ secret: string }>`
           SELECT secret FROM signing_keys WHERE kid = ${kid} AND retired_at IS NULL`
-        return row === undefined ? Option.none() : Option.some(yield* hmacKey(row.secret))
+        return row === undefined
+          ? Option.none()
+          : Option.some(yield* hmacKey(yield* signingKeys.reveal(kid, row.secret)))
       })
 
     const sign = (audience: Audience, subject: string, expiresAt: Date, claims: JWTPayload = {}) =>

@@ -43,6 +43,13 @@ export const escapeHtml = (text: string) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c as "&" | "<" | ">" | '"' | "'"]
   )
 
+/**
+ * Text with every run of control characters (C0 with CR and LF, DEL, C1) and of Unicode line and
+ * paragraph separators folded into one space: a value someone else wrote (a name, a survey
+ * comment) can never start a line of its own ("Clique: http://…") in the message it is put in.
+ */
+const foldControls = (text: string) => text.replace(/[\p{Cc}\u2028\u2029]+/gu, " ")
+
 /** Brazilian area code and number, without the country code 55 when present. */
 const nationalOf = (digits: string) => (digits.length >= 12 && digits.startsWith("55") ? digits.slice(2) : digits)
 
@@ -89,7 +96,17 @@ const layout = (options: {
   /** Tracking and opt-out; none for an account's own messages (verification, password reset). */
   readonly links?: CommonLinks | undefined
 }): Rendered => {
-  const { intro, sections, reason, links } = options
+  // Every piece, not only the values known to be users': whatever a template interpolates is folded.
+  const subject = foldControls(options.subject)
+  const intro = options.intro.map(foldControls)
+  const reason = foldControls(options.reason)
+  const sections = options.sections.map((section): Section => ({
+    lines: section.lines.map(([label, value]) => [foldControls(label), foldControls(value)] as const),
+    ...(section.title === undefined ? {} : { title: foldControls(section.title) }),
+    ...(section.note === undefined ? {} : { note: foldControls(section.note) }),
+    ...(section.link === undefined ? {} : { link: { label: foldControls(section.link.label), url: section.link.url } })
+  }))
+  const { links } = options
   const text = [
     ...intro.flatMap((line) => [line, ""]),
     ...sections.flatMap((section) => [
@@ -108,7 +125,7 @@ const layout = (options: {
   const html = [
     "<!doctype html>",
     '<html lang="pt-BR"><head><meta charset="utf-8">',
-    `<title>${escapeHtml(options.subject)}</title></head>`,
+    `<title>${escapeHtml(subject)}</title></head>`,
     '<body style="margin:0;padding:24px;background:#f4f4f5;font-family:Arial,Helvetica,sans-serif;color:#18181b">',
     '<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:24px">',
     ...intro.map((line) => paragraph(escapeHtml(line))),
@@ -150,7 +167,7 @@ const layout = (options: {
     "</body></html>",
     ""
   ].join("\n")
-  return { subject: options.subject, text, html }
+  return { subject, text, html }
 }
 
 /** The low-score alert: scores, every answer, the contact when the respondent left one. */
@@ -218,11 +235,14 @@ export const referralInvite = (
 
 /** What an account message links to: the page that finishes it, and the token for an app to post itself. */
 export interface AccountLink {
-  readonly nome: string
+  /** The account holder's name, only for an address proven theirs: null greets no one by name. */
+  readonly nome: string | null
   readonly url: string
   readonly token: string
   readonly validHours: number
 }
+
+const greeting = (link: AccountLink) => (link.nome === null ? "Olá!" : `Olá, ${link.nome}!`)
 
 const tokenNote = (link: AccountLink) =>
   `O link vale por ${link.validHours} horas e só pode ser usado uma vez. Código para o aplicativo: ${link.token}`
@@ -245,7 +265,7 @@ export const verifyEmailMessage = (link: AccountLink, claim: AccountLink, stores
   layout({
     subject: "Confirme seu e-mail no Fidelis",
     intro: [
-      `Olá, ${link.nome}!`,
+      greeting(link),
       "Uma conta do Fidelis foi criada com este endereço. Se foi você, confirme este e-mail para ver seus pontos " +
         "em todas as lojas; depois, entre de novo no aplicativo.",
       ...(stores.length === 0
@@ -273,7 +293,7 @@ export const verifyEmailMessage = (link: AccountLink, claim: AccountLink, stores
 export const resetPasswordMessage = (link: AccountLink): Rendered =>
   layout({
     subject: "Redefinição de senha do Fidelis",
-    intro: [`Olá, ${link.nome}!`, "Recebemos um pedido para redefinir a senha da sua conta."],
+    intro: [greeting(link), "Recebemos um pedido para redefinir a senha da sua conta."],
     sections: [{ lines: [], note: tokenNote(link), link: { label: "Escolher uma nova senha", url: link.url } }],
     reason: "Se não foi você, ignore este e-mail: sua senha continua a mesma."
   })

@@ -6,6 +6,7 @@ import { z } from "zod"
 import { Config } from "../config.js"
 import { HttpUrl } from "../contracts.js"
 import { EmailMessageId, EmpresaId } from "../ids.js"
+import { Secrets } from "../secrets.js"
 
 /** What a tracking link does: count an open, follow a click, or unsubscribe. */
 export type TokenKind = "open" | "click" | "unsubscribe"
@@ -22,6 +23,7 @@ export const LINK_LIFETIME_DAYS: Record<TokenKind, number> = { open: 90, click: 
 const ALGORITHM = "HS256"
 const AUDIENCE = "fidelis-email"
 const SECRET_NAME = "email_token_key"
+const SERVER_SECRETS = { table: "server_secrets", id: "name", value: "value" } as const
 
 const Claims = z.object({
   k: z.enum(["open", "click", "unsubscribe"]),
@@ -45,19 +47,23 @@ export interface TokenClaims {
 
 /**
  * The key: FIDELIS_EMAIL_TOKEN_SECRET, else one generated on the first start and kept in the
- * database, so every process on it signs and verifies alike (and links survive restarts).
+ * database (sealed with FIDELIS_SECRET_KEY when the server has one), so every process on it signs
+ * and verifies alike (and links survive restarts).
  */
 const keyOf = Effect.gen(function* () {
   const { email } = yield* Config
+  const serverSecrets = (yield* Secrets).column(SERVER_SECRETS)
+  yield* serverSecrets.sealKeptInClear
   if (email.tokenSecret !== undefined) return Redacted.value(email.tokenSecret)
   const sql = yield* SqlClient.SqlClient
   // DO UPDATE rather than DO NOTHING: a process racing another's first start waits for its insert and
   // gets the committed row back, where a SELECT in the same statement would not see it yet.
   const [row] = yield* sql<{ value: string }>`
-    INSERT INTO server_secrets (name, value) VALUES (${SECRET_NAME}, ${randomBytes(32).toString("base64url")})
+    INSERT INTO server_secrets (name, value)
+    VALUES (${SECRET_NAME}, ${yield* serverSecrets.keep(SECRET_NAME, randomBytes(32).toString("base64url"))})
     ON CONFLICT (name) DO UPDATE SET value = server_secrets.value
     RETURNING value`
-  return row!.value
+  return yield* serverSecrets.reveal(SECRET_NAME, row!.value)
 })
 
 /**
@@ -67,6 +73,7 @@ const keyOf = Effect.gen(function* () {
  * It carries no expiry: its message's sending dates it (`LINK_LIFETIME_DAYS`).
  */
 export class EmailTokens extends Effect.Service<EmailTokens>()("core/EmailTokens", {
+  dependencies: [Secrets.Default],
   effect: Effect.gen(function* () {
     const key = new TextEncoder().encode(yield* keyOf.pipe(Effect.orDie))
 

@@ -1,6 +1,7 @@
 import { MEMORY } from "@fidelis/db"
 import { Effect, Redacted } from "effect"
-import { mkdir, rename, writeFile } from "node:fs/promises"
+import { mkdtempSync, rmSync } from "node:fs"
+import { chmod, mkdir, rename, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Config } from "../config.js"
@@ -43,9 +44,40 @@ const printable = (url: string) => {
 }
 
 /**
+ * Where the .eml files go, their owner's alone (0700): `<data dir>/mail`, made on the first
+ * message; for an in-memory data dir, a fresh temporary folder (mkdtemp: a name no one could
+ * have made first), removed with the tokens its messages carry when the mailer stops or the
+ * process exits.
+ */
+const mailFolder = (dataDir: string) => {
+  if (dataDir !== MEMORY) {
+    const folder = join(dataDir, "mail")
+    const ready = async () => {
+      await mkdir(folder, { recursive: true, mode: 0o700 })
+      // One made by an older version is 0755.
+      await chmod(folder, 0o700)
+    }
+    return Effect.succeed({ folder, ready })
+  }
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      const folder = mkdtempSync(join(tmpdir(), "fidelis-mail-"))
+      const remove = () => rmSync(folder, { recursive: true, force: true })
+      process.once("exit", remove)
+      return { folder, remove, ready: () => Promise.resolve() }
+    }),
+    ({ remove }) =>
+      Effect.sync(() => {
+        process.removeListener("exit", remove)
+        remove()
+      })
+  )
+}
+
+/**
  * Sends mail with nodemailer: over SMTP when FIDELIS_SMTP_URL is set, else as one .eml file per
- * message under `<data dir>/mail` (a temporary directory for an in-memory data dir), which is
- * what `target` names for the start-up log.
+ * message (0600: they hold verification and reset links) in `mailFolder`, which is what `target`
+ * names for the start-up log.
  */
 export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
   scoped: Effect.gen(function* () {
@@ -68,10 +100,7 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
       }
     }
 
-    const folder =
-      config.dataDir === MEMORY
-        ? join(tmpdir(), `fidelis-mail-${process.pid}-${Date.now().toString(36)}`)
-        : join(config.dataDir, "mail")
+    const { folder, ready } = yield* mailFolder(config.dataDir)
     const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" })
     return {
       target: `files in ${folder}`,
@@ -79,11 +108,11 @@ export class Mailer extends Effect.Service<Mailer>()("core/Mailer", {
         Effect.tryPromise({
           try: async () => {
             const info = await transport.sendMail({ from, ...mail })
-            await mkdir(folder, { recursive: true })
+            await ready()
             const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${mail.messageId.replace(/[^\w.@-]/g, "")}`
             // Written aside and renamed, so a reader never sees half a message.
             const path = join(folder, `${name}.eml`)
-            await writeFile(`${path}.tmp`, info.message as Buffer)
+            await writeFile(`${path}.tmp`, info.message as Buffer, { mode: 0o600 })
             await rename(`${path}.tmp`, path)
             return { response: `written to ${path}` }
           },
