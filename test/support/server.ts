@@ -83,7 +83,9 @@ export const startServer = async (options: StartOptions = {}): Promise<TestServe
       // Every test calls from 127.0.0.1, and many refuse wrong keys on purpose: the key-guessing
       // budget is the subject of test/security/key-guessing.test.ts alone, which sets its own.
       FIDELIS_KEY_FAILURES_PER_MINUTE: "100000",
-      ...(databaseUrl !== undefined ? { DATABASE_URL: databaseUrl } : { FIDELIS_DATA_DIR: "memory://" }),
+      ...(databaseUrl !== undefined
+        ? { DATABASE_URL: databaseUrl }
+        : { FIDELIS_DATA_DIR: "memory://", FIDELIS_EMBEDDED_TEMPLATE: process.env["FIDELIS_EMBEDDED_TEMPLATE"] ?? "" }),
       ...options.env
     },
     stdio: ["ignore", "pipe", "pipe"]

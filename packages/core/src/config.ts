@@ -23,6 +23,11 @@ export interface CoreConfig {
   /** Where the embedded database lives, an absolute path (see `resolveDataDir`); `memory://` for a throwaway one. */
   readonly dataDir: string
   /**
+   * A migrated PGlite cluster (a `dumpDataDir` tarball) a `memory://` database starts from instead of
+   * an empty one (FIDELIS_EMBEDDED_TEMPLATE): the test suites' throwaway servers start in a second.
+   */
+  readonly embeddedTemplate: string | undefined
+  /**
    * `redis://…`: the rate limits count in Redis (one budget across every process that shares it);
    * undefined: in Postgres, or in memory on the embedded database.
    */
@@ -192,6 +197,7 @@ const EnvSchema = z.object({
   DATABASE_URL: postgresUrl("DATABASE_URL"),
   DATABASE_DIRECT_URL: postgresUrl("DATABASE_DIRECT_URL"),
   FIDELIS_DATA_DIR: z.string().min(1).default("data"),
+  FIDELIS_EMBEDDED_TEMPLATE: optionalText,
   REDIS_URL: optionalText.pipe(
     z
       .string()
@@ -296,6 +302,7 @@ export const configFromEnv = (env: NodeJS.ProcessEnv = process.env): CoreConfig 
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
     tracing: e.FIDELIS_TRACING === "1" || e.FIDELIS_TRACING === "true",
     dataDir: resolveDataDir(e.FIDELIS_DATA_DIR),
+    embeddedTemplate: e.FIDELIS_EMBEDDED_TEMPLATE,
     redisUrl: e.REDIS_URL,
     adminKey: e.FIDELIS_ADMIN_KEY ? Redacted.make(e.FIDELIS_ADMIN_KEY) : undefined,
     rateLimitPerMinute: e.FIDELIS_RATE_LIMIT_PER_MINUTE,

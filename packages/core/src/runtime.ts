@@ -67,7 +67,12 @@ export interface RuntimeOptions {
 export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
   const infra = Layer.mergeAll(
     Config.layer(config),
-    Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, pooled: behindPooler(config) })
+    Database.layer({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      template: config.embeddedTemplate,
+      pooled: behindPooler(config)
+    })
   )
   // Merged (not just provided) so the runtime's own fibers log the same way as layer construction.
   const logging = Layer.mergeAll(

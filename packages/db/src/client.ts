@@ -9,6 +9,8 @@ export interface DatabaseConfig {
   readonly url: string | undefined
   /** The embedded database's directory, or `memory://`. */
   readonly dataDir: string
+  /** A migrated cluster (a PGlite `dumpDataDir` tarball) a `memory://` database starts from. */
+  readonly template?: string | undefined
   /** Pool size for a real server. */
   readonly maxConnections?: number
   /**
@@ -72,7 +74,7 @@ const poolLayer = (open: Effect.Effect<pg.Pool>) =>
     acquire: Effect.acquireRelease(open, (pool) => Effect.promise(() => pool.end()))
   })
 
-const clientLayer = ({ url, pooled, maxConnections, dataDir }: DatabaseConfig) =>
+const clientLayer = ({ url, pooled, maxConnections, dataDir, template }: DatabaseConfig) =>
   url !== undefined
     ? poolLayer(
         Effect.sync(() =>
@@ -86,7 +88,7 @@ const clientLayer = ({ url, pooled, maxConnections, dataDir }: DatabaseConfig) =
         )
       )
     : Layer.unwrapScoped(
-        Effect.map(startEmbedded(dataDir), ({ host, port }) =>
+        Effect.map(startEmbedded(dataDir, template), ({ host, port }) =>
           // The embedded database's pool: one connection, all PGlite serves.
           poolLayer(Effect.sync(() => uncancellingPool({ host, port, user: "postgres", database: "postgres", max: 1 })))
         )

@@ -132,9 +132,16 @@ export const announceServer = (dataDir: string, url: string) => {
 
 /**
  * Opens PGlite with the extensions the migrations use; every PGlite the project opens (embedded
- * server, tests, benchmarks) goes through here so the schema always loads.
+ * server, tests, benchmarks) goes through here so the schema always loads. A `template` (a
+ * `dumpDataDir` tarball) is the cluster it starts from instead of running initdb, which takes most
+ * of an embedded start (docs/decisions.md "Embedded databases from a template").
  */
-export const openPglite = (dataDir: string | undefined) => PGlite.create({ dataDir, extensions: { pg_trgm } })
+export const openPglite = (dataDir: string | undefined, template?: string) =>
+  PGlite.create({
+    dataDir,
+    extensions: { pg_trgm },
+    ...(template !== undefined && { loadDataDir: new Blob([readFileSync(template)]) })
+  })
 
 /**
  * Starts PGlite and serves it over the Postgres wire protocol on a private loopback port, so the
@@ -143,7 +150,7 @@ export const openPglite = (dataDir: string | undefined) => PGlite.create({ dataD
  * owner's alone, 0700 with 0600 files, like PostgreSQL's own (docs/decisions.md, "Private files and
  * sealed server secrets").
  */
-export const startEmbedded = (dataDir: string) =>
+export const startEmbedded = (dataDir: string, template?: string) =>
   Effect.gen(function* () {
     const inMemory = dataDir === MEMORY
     if (!inMemory) {
@@ -151,7 +158,7 @@ export const startEmbedded = (dataDir: string) =>
       yield* lockDataDir(dataDir)
     }
     const db = yield* Effect.acquireRelease(
-      Effect.promise(() => openPglite(inMemory ? undefined : join(resolve(dataDir), "pg"))),
+      Effect.promise(() => (inMemory ? openPglite(undefined, template) : openPglite(join(resolve(dataDir), "pg")))),
       (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore)
     )
     if (!inMemory) makePrivate(dataDir)
