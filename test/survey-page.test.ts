@@ -31,13 +31,11 @@ const title = `the survey page in Chromium${browserSkipNote}`
 const SCREENSHOTS = process.env["SURVEY_SCREENSHOTS"] === "1"
 
 const REVIEW = "https://g.page/r/loja-teste/review"
-// A logo that needs no network: the page allows https and data: images.
-const LOGO =
-  "data:image/svg+xml," +
-  encodeURIComponent(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><circle cx="28" cy="28" r="28" fill="#fff"/>` +
-      `<text x="28" y="37" font-size="26" text-anchor="middle" fill="#7c2d12">☕</text></svg>`
-  )
+// A logo field takes http(s) only; the phone answers this address itself, so no network is needed.
+const LOGO = "https://logo.fidelis.test/padaria.svg"
+const LOGO_SVG =
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 56 56"><circle cx="28" cy="28" r="28" fill="#fff"/>` +
+  `<text x="28" y="37" font-size="26" text-anchor="middle" fill="#7c2d12">☕</text></svg>`
 
 const server = useServer({ env: { FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "1000000" } })
 
@@ -59,7 +57,10 @@ const rename = async (tenant: Tenant, name: string) => {
 
 describe.skipIf(skipBrowser)(title, () => {
   let page: Page
-  usePhone((opened) => (page = opened))
+  usePhone((opened) => {
+    page = opened
+    void page.route(LOGO, (route) => route.fulfill({ contentType: "image/svg+xml", body: LOGO_SVG }))
+  })
 
   const open = async (tenant: Tenant) => {
     const res = await page.goto(`${server.url}/s/${tenant.empresa.id_name}`)
