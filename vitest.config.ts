@@ -15,6 +15,16 @@ const DATABASE_AGNOSTIC = [
   "test/data-dir.test.ts",
   "test/security/file-modes.test.ts",
   "test/security/secrets-at-rest.test.ts",
+  // Security suites about what a surface prints, sends or refuses by shape, not about the database.
+  "test/security/api-headers.test.ts",
+  "test/security/cli-escapes.test.ts",
+  "test/security/cli-key-flag.test.ts",
+  "test/security/cli-redirect.test.ts",
+  "test/security/docs-headers.test.ts",
+  "test/security/email-line-forging.test.ts",
+  "test/security/openapi-host.test.ts",
+  "test/security/password-policy.test.ts",
+  "test/security/url-schemes.test.ts",
   "packages/cli/test/completion.test.ts",
   "packages/cli/test/config.test.ts"
 ]
