@@ -173,7 +173,7 @@ describe("a CNPJ claimed by a second empresa", () => {
     expect((await register(owner, profileCnpj)).status).toBe(201)
   })
 
-  it("an empresa's own registration becomes its profile CNPJ, proven; clearing the profile keeps the registration", async () => {
+  it("its own registration becomes the profile CNPJ, proven; clearing the profile keeps the registration", async () => {
     const store = await createTenant(server)
     const cnpj = newCnpj()
     expect((await register(store, cnpj)).status).toBe(201)

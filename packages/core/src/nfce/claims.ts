@@ -115,7 +115,9 @@ export class CnpjClaims extends Effect.Service<CnpjClaims>()("core/CnpjClaims", 
       if (claim.empresa_id !== input.empresa_id)
         return yield* new Conflict({
           code: "CNPJ_TAKEN",
-          message: `cnpj: CNPJ ${input.cnpj} is claimed by empresa ${claim.empresa_id}, not ${input.empresa_id}: nothing proven`
+          message:
+            `cnpj: CNPJ ${input.cnpj} is claimed by empresa ${claim.empresa_id}, not ${input.empresa_id}: ` +
+            "nothing proven"
         })
       return claim
     })
