@@ -50,6 +50,10 @@ describe("a CNPJ claimed by a second empresa", () => {
     const cnpj = newCnpj()
     const registered = await register(first, cnpj)
     expect(registered.status, JSON.stringify(registered.body)).toBe(201)
+    // The second owner the review found: an admin's profile change made it.
+    const profile = await setProfile(second, cnpj)
+    expectTaken(profile, first)
+    expectTaken(await register(second, cnpj), first)
     expect(registered.body).toEqual({
       cnpj,
       created_at: expect.any(String),
@@ -57,11 +61,6 @@ describe("a CNPJ claimed by a second empresa", () => {
       proven_by: null,
       proven_at: null
     })
-
-    expectTaken(await register(second, cnpj), first)
-    // The second owner the review found: today an admin's profile change made it.
-    const profile = await setProfile(second, cnpj)
-    expectTaken(profile, first)
     const created = await call(server, "/api/v1/internal/empresas", {
       key: server.adminKey,
       body: { name: "Outra Loja", id_name: `outra-${Date.now().toString(36)}`, cnpj }
@@ -220,11 +219,11 @@ describe("two claims of one CNPJ at once", () => {
       expect(won.filter(Boolean), said).toHaveLength(1)
       expect(won[0] ? profile.status : registered.status, said).toBe(409)
       const winner = won[0] ? company : profiled
-      expect((await claimOf(cnpj)).body.empresa_id).toBe(winner.empresa.id)
       const registrations = (await call(server, "/api/v1/public/nfce/cnpjs", { key: company.key })).body.data
       expect(registrations.some((row: any) => row.cnpj === cnpj)).toBe(winner === company)
       const empresa = await call(server, `/api/v1/internal/empresas/${profiled.empresa.id}`, { key: server.adminKey })
       expect(empresa.body.cnpj === cnpj).toBe(winner === profiled)
+      expect((await claimOf(cnpj)).body.empresa_id).toBe(winner.empresa.id)
     }
   })
 })
