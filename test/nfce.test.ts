@@ -12,6 +12,7 @@ import {
   offlineQr,
   onlineQr,
   progressOf,
+  proveCnpj,
   receiptEvents,
   registerCnpj,
   scan,
@@ -208,7 +209,13 @@ describe("NFC-e for the company", async () => {
       body: { cnpj: "12.abc.345/01de-35" }
     })
     expect(added.status, JSON.stringify(added.body)).toBe(201)
-    expect(added.body).toEqual({ cnpj: SHOP_CNPJ, created_at: expect.any(String) })
+    expect(added.body).toEqual({
+      cnpj: SHOP_CNPJ,
+      created_at: expect.any(String),
+      proven: false,
+      proven_by: null,
+      proven_at: null
+    })
     expect((await cnpjs(tenant)).body).toEqual({ data: [added.body], profile_cnpj: null })
 
     const other = await createTenant(server)
@@ -220,7 +227,13 @@ describe("NFC-e for the company", async () => {
     })
     expect(invalid.status).toBe(422)
 
+    // Its receipts credit once an admin has proven the CNPJ is the store's.
     const user = await member(0)
+    const unproven = await scan(server, user, offlineQr("12.00", keyOf({ tpEmis: "9", cnpj: SHOP_CNPJ })))
+    expect(unproven.status, JSON.stringify(unproven.body)).toBe(422)
+    expect(unproven.body.detail[0].type).toBe("cnpj_unproven")
+    expect(await proveCnpj(server, tenant, SHOP_CNPJ)).toMatchObject({ proven: true, proven_by: "admin" })
+    expect((await cnpjs(tenant)).body.data).toEqual([expect.objectContaining({ cnpj: SHOP_CNPJ, proven: true })])
     const res = await scan(server, user, offlineQr("12.00", keyOf({ tpEmis: "9", cnpj: SHOP_CNPJ })))
     expect(res.status, JSON.stringify(res.body)).toBe(202)
     await settled(server, user, res.body.task_id)
@@ -270,12 +283,21 @@ describe("NFC-e for the company", async () => {
     const CLI_CNPJ = "99887766000105"
 
     const added = json(await cli(shop.key, "nfce-store", "add-cnpj", "99.887.766/0001-05", "--json"))
-    expect(added).toEqual({ cnpj: CLI_CNPJ, created_at: expect.any(String) })
+    expect(added).toMatchObject({ cnpj: CLI_CNPJ, created_at: expect.any(String), proven: false })
     const listed = json<{ data: Array<{ cnpj: string }> }>(await cli(shop.key, "nfce-store", "cnpjs", "--json"))
     expect(listed.data.map((row) => row.cnpj)).toEqual([CLI_CNPJ])
     const taken = await cli(tenant.key, "nfce-store", "add-cnpj", CLI_CNPJ)
     expect(taken.code).toBe(ExitCode.Conflict)
     expect(taken.stderr).toMatch(/CNPJ/)
+    // Support lists the claims waiting for proof and proves this one, once it has checked the store's papers.
+    const waiting = json<{ data: Array<{ cnpj: string }> }>(
+      await cli(server.adminKey, "nfce", "cnpj-claims", "--proven", "false", "--json")
+    )
+    expect(waiting.data.map((claim) => claim.cnpj)).toContain(CLI_CNPJ)
+    const proven = json(
+      await cli(server.adminKey, "nfce", "prove-cnpj-claim", CLI_CNPJ, "--empresa-id", shop.empresa.id, "--json")
+    )
+    expect(proven).toMatchObject({ cnpj: CLI_CNPJ, empresa_id: shop.empresa.id, proven: true, proven_by: "admin" })
 
     const user = await member(0)
     const key = keyOf({ tpEmis: "9", cnpj: CLI_CNPJ })

@@ -227,7 +227,15 @@ describe("offline receipts the store's own proof confirms", () => {
     expect((await remove("certificate")).status).toBe(200)
     expect((await remove("cscs/7")).status).toBe(404)
     const proofs = await call(server, `/api/v1/public/nfce/cnpjs/${cnpj}/proofs`, { key: store.key })
-    expect(proofs.body).toEqual({ cnpj, cscs: [], certificate: null })
+    // The profile CNPJ an admin set is proven from the start.
+    expect(proofs.body).toEqual({
+      cnpj,
+      cscs: [],
+      certificate: null,
+      proven: true,
+      proven_by: "profile",
+      proven_at: expect.any(String)
+    })
   })
 })
 

@@ -120,6 +120,17 @@ export const registerCnpj = async (
   expect(res.status, JSON.stringify(res.body)).toBe(200)
 }
 
+/** An admin proves `tenant`'s claim to a CNPJ it registered, so that its receipts credit there. */
+export const proveCnpj = async (server: TestServer, tenant: Tenant, cnpj: string) => {
+  const res = await call(server, `/api/v1/internal/nfce/cnpj-claims/${cnpj}/proof`, {
+    method: "PUT",
+    key: server.adminKey,
+    body: { empresa_id: tenant.empresa.id }
+  })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body
+}
+
 export const wallet = async (server: TestServer, user: Member, tenant: Tenant) => {
   const res = await call(server, `/api/v1/establishments/stores/${tenant.empresa.id}/wallet`, { headers: user.auth })
   expect(res.status, JSON.stringify(res.body)).toBe(200)

@@ -156,6 +156,9 @@ export type Empresa = z.infer<typeof Empresa>
 
 const EmpresaName = z.string().trim().min(1).max(200).describe("The company's name as people know it")
 const Plan = z.string().trim().min(1).max(50).describe("The commercial plan's name, e.g. free or pro")
+const PROFILE_CNPJ_DESCRIPTION =
+  "The empresa's own CNPJ. A CNPJ belongs to one empresa: one another empresa holds, on its profile or registered " +
+  "for NFC-e, is refused (CNPJ_TAKEN). Set by an admin, it counts as proven: its NFC-e receipts credit here"
 const SETTINGS_DESCRIPTION =
   "Point value, points per real, validity days, time zone, colours, review link, alert email and other options"
 
@@ -163,7 +166,7 @@ export const CreateEmpresaInput = z
   .strictObject({
     name: EmpresaName,
     id_name: Slug,
-    cnpj: Cnpj.optional(),
+    cnpj: Cnpj.optional().describe(PROFILE_CNPJ_DESCRIPTION),
     plan: Plan.default("free"),
     api_access: Flag.default(true).describe("Whether the plan includes the company API and MCP tools"),
     settings: EmpresaSettings.default({}).describe(SETTINGS_DESCRIPTION)
@@ -194,7 +197,7 @@ export const UpdateEmpresaInput = z
     empresa_id: EmpresaId.describe("The empresa to change"),
     name: EmpresaName.optional(),
     id_name: Slug.optional(),
-    cnpj: Cnpj.nullable().optional(),
+    cnpj: Cnpj.nullable().optional().describe(`${PROFILE_CNPJ_DESCRIPTION}; null clears it, freeing the CNPJ`),
     plan: Plan.optional(),
     api_access: Flag.optional().describe("Whether the plan includes the company API and MCP tools"),
     settings: EmpresaSettings.optional().describe(`${SETTINGS_DESCRIPTION}; merged key by key with the current ones`)

@@ -9,7 +9,12 @@ import { traced } from "../tracing.js"
 
 const duplicate = (constraint: string) =>
   constraint.includes("cnpj")
-    ? new Conflict({ code: "CNPJ_TAKEN", message: "Another empresa already has this CNPJ" })
+    ? new Conflict({
+        code: "CNPJ_TAKEN",
+        message:
+          "cnpj: another empresa already holds this CNPJ, on its profile or registered for NFC-e, and a CNPJ " +
+          "belongs to one empresa only; GET /nfce/cnpj-claims/{cnpj} says whose"
+      })
     : new Conflict({ code: "ID_NAME_TAKEN", message: "Another empresa already uses this id_name" })
 
 export class Empresas extends Effect.Service<Empresas>()("core/Empresas", {

@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { Instant, PageQuery, paginated, Timestamp } from "../contracts.js"
+import { Instant, PageQuery, paginated, QueryFlag, Timestamp } from "../contracts.js"
 import { AlphanumericCnpj } from "../documents.js"
+import { EmpresaId } from "../ids.js"
 
 /** The 27 federative units, by the abbreviation people and the allow-list use. */
 export const Uf = z.enum([
@@ -210,18 +211,81 @@ export type NfceProgress = z.infer<typeof NfceProgress>
 
 export const StoreCnpjInput = z.object({ cnpj: AlphanumericCnpj }).meta({ examples: [{ cnpj: "11.222.333/0001-81" }] })
 
+/** How a CNPJ's claim was proven ("CNPJ claims (security review 2, item 9)"). */
+export const CnpjProvenBy = z
+  .enum(["profile", "admin"])
+  .describe(
+    "`profile`: an admin set it as the empresa's profile CNPJ; `admin`: an admin checked that it is the " +
+      "store's (its CNPJ card, contract or e-CNPJ certificate) and proved the registration"
+  )
+export type CnpjProvenBy = z.infer<typeof CnpjProvenBy>
+
+/** Whether an empresa's claim to a CNPJ is proven: its receipts credit nobody until it is. */
+export const CnpjClaimState = z.object({
+  proven: z
+    .boolean()
+    .describe(
+      "Whether the empresa's claim to this CNPJ is proven. Until it is, receipts naming the CNPJ are refused " +
+        "(422 `cnpj_unproven`) and credit nobody; a registered CNPJ is proven by an admin, the profile CNPJ " +
+        "from the start"
+    ),
+  proven_by: CnpjProvenBy.nullable().describe("How it was proven; null while unproven"),
+  proven_at: Timestamp.nullable().describe("When it was proven; null while unproven")
+})
+export type CnpjClaimState = z.infer<typeof CnpjClaimState>
+
 export const StoreCnpj = z
   .object({
     cnpj: z.string().describe("The CNPJ a receipt's access key must name for this empresa's store"),
-    created_at: Timestamp
+    created_at: Timestamp,
+    ...CnpjClaimState.shape
   })
   .meta({ id: "StoreCnpj" })
 export type StoreCnpj = z.infer<typeof StoreCnpj>
 
 export const StoreCnpjs = z.object({
   data: z.array(StoreCnpj),
-  profile_cnpj: z.string().nullable().describe("The empresa's own CNPJ, which selects it too")
+  profile_cnpj: z
+    .string()
+    .nullable()
+    .describe("The empresa's own CNPJ, which selects it too; set by an admin, so always proven")
 })
+
+/** One CNPJ's claim as an admin sees it: whose it is, and whether it is proven. */
+export const CnpjClaim = z
+  .object({
+    cnpj: z.string(),
+    empresa_id: EmpresaId.describe("The empresa that holds the CNPJ"),
+    on_profile: z.boolean().describe("Whether it is that empresa's profile CNPJ"),
+    registered: z.boolean().describe("Whether that empresa registered it for NFC-e (`POST /nfce/cnpjs`)"),
+    ...CnpjClaimState.shape,
+    created_at: Timestamp.describe("When the empresa first claimed it")
+  })
+  .meta({ id: "CnpjClaim" })
+export type CnpjClaim = z.infer<typeof CnpjClaim>
+
+export const CnpjClaimPage = paginated(CnpjClaim)
+
+export const ListCnpjClaimsInput = z.object({
+  proven: QueryFlag.optional().describe(
+    "Only the proven claims (true) or only those waiting for proof (false); all when absent"
+  ),
+  empresa_id: EmpresaId.optional().describe("Only this empresa's claims"),
+  ...PageQuery
+})
+export type ListCnpjClaimsInput = z.infer<typeof ListCnpjClaimsInput>
+
+export const CnpjClaimRef = z.object({ cnpj: AlphanumericCnpj.describe("The claimed CNPJ") })
+
+export const ProveCnpjClaimInput = z
+  .object({
+    cnpj: AlphanumericCnpj.describe("The claimed CNPJ"),
+    empresa_id: EmpresaId.describe(
+      "The empresa whose claim was checked: a claim held by any other empresa is refused (CNPJ_TAKEN)"
+    )
+  })
+  .meta({ examples: [{ cnpj: "11.222.333/0001-81", empresa_id: "8f14e45f-ceea-4f6a-9ef1-3c5b2a7d9e10" }] })
+export type ProveCnpjClaimInput = z.infer<typeof ProveCnpjClaimInput>
 
 export const ListInvoicesInput = z.object({
   status: NfceTaskStatus.optional().describe("Only the scans whose task is in this state"),
@@ -336,6 +400,7 @@ export const StoreProofs = z
   .object({
     cnpj: z.string(),
     cscs: z.array(StoreCsc).describe("The CSCs that confirm the CNPJ's v2 offline receipts at once"),
-    certificate: StoreCertificate.nullable().describe("The certificate that confirms its v3 offline receipts at once")
+    certificate: StoreCertificate.nullable().describe("The certificate that confirms its v3 offline receipts at once"),
+    ...CnpjClaimState.shape
   })
   .meta({ id: "StoreProofs" })

@@ -1,15 +1,21 @@
 import { z } from "zod"
+import { CnpjClaims } from "./claims.js"
 import { adminProcedure, companyProcedure, refuses, router, runEffect, userProcedure } from "../trpc.js"
 import {
+  CnpjClaim,
+  CnpjClaimPage,
+  CnpjClaimRef,
   CscRef,
   DecodeQrInput,
   DecodeQrResult,
   InspectInput,
   InspectResult,
+  ListCnpjClaimsInput,
   ListInvoicesInput,
   NfceInvoicePage,
   NfceProgress,
   NfceTaskRef,
+  ProveCnpjClaimInput,
   SetCertificateInput,
   SetCscInput,
   StoreCertificate,
@@ -46,7 +52,77 @@ export const nfceRouter = router({
     })
     .input(InspectInput)
     .output(InspectResult)
-    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.inspect(input)))
+    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.inspect(input))),
+
+  cnpjClaims: adminProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/cnpj-claims",
+        tags,
+        summary: "List CNPJ claims",
+        description:
+          "Every CNPJ an empresa holds (on its profile or registered for NFC-e), oldest first, with whose it is " +
+          "and whether the claim is proven. `proven=false` lists the registrations waiting for an admin to check " +
+          "them: their receipts are refused until then."
+      }
+    })
+    .input(ListCnpjClaimsInput)
+    .output(CnpjClaimPage)
+    .query(({ ctx, input }) => runEffect(ctx, CnpjClaims.list(input))),
+
+  cnpjClaim: adminProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/nfce/cnpj-claims/{cnpj}",
+        tags,
+        summary: "Get a CNPJ's claim",
+        description: "Which empresa holds the CNPJ, how (profile, registration) and whether its claim is proven."
+      }
+    })
+    .input(CnpjClaimRef)
+    .output(CnpjClaim)
+    .query(({ ctx, input }) => runEffect(ctx, CnpjClaims.get(input.cnpj))),
+
+  proveCnpjClaim: adminProcedure
+    .concat(refuses("NOT_FOUND", "CNPJ_TAKEN"))
+    .meta({
+      openapi: {
+        method: "PUT",
+        path: "/nfce/cnpj-claims/{cnpj}/proof",
+        tags,
+        summary: "Prove a CNPJ's claim",
+        description:
+          "After checking that the CNPJ is the store's (its CNPJ card, its contract, its e-CNPJ certificate), an " +
+          "admin proves the claim of the empresa named: the CNPJ's receipts then credit there. Proving a proven " +
+          "claim changes nothing; a claim another empresa holds is refused (CNPJ_TAKEN). A store's CSC or " +
+          "certificate proves no claim: the store chooses them, and can write receipts they verify."
+      }
+    })
+    .input(ProveCnpjClaimInput)
+    .output(CnpjClaim)
+    .mutation(({ ctx, input }) => runEffect(ctx, CnpjClaims.prove(input))),
+
+  releaseCnpjClaim: adminProcedure
+    .concat(refuses("NOT_FOUND", "CNPJ_ON_PROFILE"))
+    .meta({
+      openapi: {
+        method: "DELETE",
+        path: "/nfce/cnpj-claims/{cnpj}",
+        tags,
+        summary: "Release a registered CNPJ",
+        description:
+          "Removes an empresa's registration of the CNPJ and the proofs it kept for it (for a store that " +
+          "registered a CNPJ not its own), so the CNPJ's owner can register it. Receipts already scanned stay. " +
+          "A profile CNPJ is refused (CNPJ_ON_PROFILE): change that empresa's cnpj instead. Answers the claim " +
+          "as it was."
+      }
+    })
+    .input(CnpjClaimRef)
+    .output(CnpjClaim)
+    .mutation(({ ctx, input }) => runEffect(ctx, CnpjClaims.release(input.cnpj)))
 })
 
 /** The end user's receipt scans. */
@@ -65,10 +141,12 @@ export const userNfceRouter = router({
           "key or check digit, a model other than 65, a host that is not its state's, a test invoice, an issue " +
           "date in the future or past the store's age limit; for an offline QR, a total above the store's " +
           "`nfce_max_total` (`total_above_limit`) or worth more points than one credit holds " +
-          "(`total_out_of_range`)), finds the store by the CNPJ in the access key (404 when no store has it) and " +
-          "starts a task that confirms the total and credits floor(total × points_per_real). An online receipt " +
-          "is confirmed by the state's page. An offline (contingency) receipt's total is only the store's word: " +
-          "its points stay `pending` (shown apart, never spendable) until the state's page shows the invoice, " +
+          "(`total_out_of_range`)), finds the store by the CNPJ in the access key (404 when no store has it; 422 " +
+          "`cnpj_unproven` while the store that registered it has not proven it is its own: nothing is recorded, " +
+          "so the receipt can be scanned again once it has) and starts a task that confirms the total and " +
+          "credits floor(total × points_per_real). An online receipt is confirmed by the state's page. An " +
+          "offline (contingency) receipt's total is only the store's word: its points stay `pending` (shown " +
+          "apart, never spendable) until the state's page shows the invoice, " +
           "checked again with backoff until its deadline, or its own v2 hash or v3 signature checks out against " +
           "the CSC or certificate the store registered; unconfirmed by the deadline, they are reversed. Each " +
           "receipt credits once: while its task is processing, pending or completed, a second scan by the same " +
@@ -127,12 +205,14 @@ export const companyNfceRouter = router({
         path: "/nfce/cnpjs",
         tags,
         summary: "List the store's CNPJs",
-        description: "The CNPJs whose receipts credit at this empresa, besides the CNPJ on its profile."
+        description:
+          "The CNPJs registered for this empresa, besides the CNPJ on its profile, each with whether its claim " +
+          "is proven: only a proven CNPJ's receipts credit here."
       }
     })
     .input(z.object({}))
     .output(StoreCnpjs)
-    .query(({ ctx }) => runEffect(ctx, Nfce.cnpjs(ctx.empresaId))),
+    .query(({ ctx }) => runEffect(ctx, CnpjClaims.registrations(ctx.empresaId))),
 
   addCnpj: companyProcedure
     .concat(refuses("CNPJ_TAKEN"))
@@ -144,13 +224,15 @@ export const companyNfceRouter = router({
         tags,
         summary: "Register a CNPJ of the store",
         description:
-          "Receipts whose access key names this CNPJ then credit at this empresa. Registering it again " +
-          "changes nothing; another empresa's CNPJ is refused (CNPJ_TAKEN)."
+          "Claims the CNPJ for this empresa: a CNPJ belongs to one empresa, so one another empresa holds (registered " +
+          "or on its profile) is refused (CNPJ_TAKEN, which does not say whose). The claim starts unproven: its " +
+          "receipts are refused until Fidelis support (an admin) checks that the CNPJ is the store's and proves it " +
+          "(`proven`, `proven_by` say so); the profile CNPJ is proven already. Registering it again changes nothing."
       }
     })
     .input(StoreCnpjInput)
     .output(StoreCnpj)
-    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.addCnpj(ctx.empresaId, input.cnpj))),
+    .mutation(({ ctx, input }) => runEffect(ctx, CnpjClaims.register(ctx.empresaId, input.cnpj))),
 
   removeCnpj: companyProcedure
     .concat(refuses("NOT_FOUND"))
@@ -160,12 +242,14 @@ export const companyNfceRouter = router({
         path: "/nfce/cnpjs/{cnpj}",
         tags,
         summary: "Remove a CNPJ of the store",
-        description: "Receipts of this CNPJ no longer credit here; the ones already scanned stay."
+        description:
+          "Receipts of this CNPJ no longer credit here, and the CSCs and certificate registered for it are " +
+          "forgotten; the receipts already scanned stay. The CNPJ is free again unless it is the profile's."
       }
     })
     .input(StoreCnpjInput)
     .output(StoreCnpj)
-    .mutation(({ ctx, input }) => runEffect(ctx, Nfce.removeCnpj(ctx.empresaId, input.cnpj))),
+    .mutation(({ ctx, input }) => runEffect(ctx, CnpjClaims.unregister(ctx.empresaId, input.cnpj))),
 
   proofs: companyProcedure
     .concat(refuses("NOT_FOUND"))
@@ -177,8 +261,10 @@ export const companyNfceRouter = router({
         summary: "What confirms a CNPJ's offline receipts",
         description:
           "The CSCs (id and a masked hint; the token is never returned) and the certificate registered for one of " +
-          "the store's CNPJs. An offline (contingency) receipt whose v2 hash matches a CSC, or whose v3 " +
-          "signature verifies with the certificate, is credited at once instead of waiting for the state's page."
+          "the store's CNPJs, and whether the store's claim to the CNPJ is proven (receipts of an unproven one are " +
+          "refused, whatever confirms them). An offline (contingency) receipt whose v2 hash matches a CSC, or " +
+          "whose v3 signature verifies with the certificate, is credited at once instead of waiting for the " +
+          "state's page."
       }
     })
     .input(StoreCnpjRef)

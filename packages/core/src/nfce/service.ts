@@ -21,13 +21,13 @@ import type {
   ListInvoicesInput,
   NfceInvoice,
   NfceProgress,
-  StoreCnpj,
   NfceTaskStatus
 } from "./contracts.js"
 import { SefazGateway } from "./gateway.js"
 import { httpFetcher } from "./http-gateway.js"
 import { confirmByOf, pointsFor, recheckDelay, reversalReason, totalRefusal, type ProofVerdict } from "./offline.js"
 import { decodeQr } from "./qr.js"
+import { CnpjClaims } from "./claims.js"
 import { NfceProofs } from "./store-proofs.js"
 import { traced } from "../tracing.js"
 
@@ -63,6 +63,20 @@ const judged = (qrCode: string, options: { now: Date; maxAgeDays: number | null;
     onRight: (invoice) => Effect.succeed(invoice)
   })
 
+/** The 422 at `qr_code` for a receipt whose CNPJ's claim no admin has proven yet. */
+const unprovenIssuer = (cnpj: string) =>
+  new ValidationFailed({
+    issues: [
+      {
+        loc: ["body", "qr_code"],
+        msg:
+          `The store issuing from CNPJ ${cnpj} has not proven yet that this CNPJ is its own, so its receipts earn ` +
+          "no points for now; scan this receipt again once it has",
+        type: "cnpj_unproven"
+      }
+    ]
+  })
+
 /** A refusal of the total, as the 422 at `qr_code` a scan gives. */
 const refusedTotal = (refusal: { readonly type: string; readonly msg: string }) =>
   new ValidationFailed({ issues: [{ loc: ["body", "qr_code"], msg: refusal.msg, type: refusal.type }] })
@@ -91,12 +105,13 @@ interface Confirmation {
  */
 export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
   accessors: true,
-  dependencies: [Points.Default, Jobs.Default, NfceProofs.Default, gatewayLayer],
+  dependencies: [Points.Default, Jobs.Default, NfceProofs.Default, CnpjClaims.Default, gatewayLayer],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* Jobs
     const points = yield* Points
     const proofs = yield* NfceProofs
+    const claims = yield* CnpjClaims
     const gateway = yield* SefazGateway
     const { nfceOffline } = yield* Config
 
@@ -109,14 +124,6 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       })
     })
 
-    /** The empresa issuing from a CNPJ: one of its registered CNPJs, or the one on its profile. */
-    const empresaOfIssuer = (issuer: string) =>
-      sql<{ id: EmpresaId; settings: Record<string, unknown> }>`
-        SELECT e.id, e.settings FROM empresas e
-        WHERE e.id IN (SELECT empresa_id FROM empresa_cnpjs WHERE cnpj = ${issuer})
-           OR e.cnpj = ${issuer}
-        LIMIT 1`.pipe(Effect.map(([row]) => row))
-
     /**
      * Accepts a receipt for crediting: local checks (the store's age limit and sandbox flag), the
      * store by the issuer's CNPJ, then the task and its job in one transaction. The access key's
@@ -126,9 +133,13 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
       const now = new Date(yield* Clock.currentTimeMillis)
       // The key names the store, whose limits then judge the receipt.
       const { fields } = yield* judged(qrCode, { now, maxAgeDays: null, sandbox: true })
-      const empresa = yield* empresaOfIssuer(fields.issuer)
+      const empresa = yield* claims.holderOf(fields.issuer)
       if (empresa === undefined)
         return yield* new NotFound({ resource: "No store on Fidelis issues receipts from CNPJ", id: fields.issuer })
+      // Anyone may register a free CNPJ: until an admin proves it is theirs, its receipts make nobody
+      // a client there (whose name and email the store would see) and credit nothing. Refused before
+      // anything is written, so the receipt stays unspent for when the claim is proven.
+      if (!empresa.proven) return yield* unprovenIssuer(fields.issuer)
       const settings = settingsOf(empresa)
       const invoice = yield* judged(qrCode, {
         now,
@@ -436,37 +447,6 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
           )
       }).pipe(Effect.orDie)
 
-    const cnpjs = traced("Nfce.cnpjs")(function* (empresaId: EmpresaId) {
-      const data = yield* sql<StoreCnpj>`
-        SELECT cnpj, created_at FROM empresa_cnpjs WHERE empresa_id = ${empresaId} ORDER BY created_at, cnpj`
-      const [empresa] = yield* sql<{ cnpj: string | null }>`SELECT cnpj FROM empresas WHERE id = ${empresaId}`
-      return { data: [...data], profile_cnpj: empresa?.cnpj ?? null }
-    })
-
-    /**
-     * Registers a CNPJ the empresa issues receipts from; again for the same empresa changes nothing.
-     * Another empresa's (registered or on its profile) is refused: a receipt must select one store.
-     */
-    const addCnpj = traced("Nfce.addCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
-      const [added] = yield* sql<StoreCnpj>`
-        INSERT INTO empresa_cnpjs (cnpj, empresa_id)
-        SELECT ${cnpj}, ${empresaId}
-        WHERE NOT EXISTS (SELECT 1 FROM empresas WHERE cnpj = ${cnpj} AND id <> ${empresaId})
-        ON CONFLICT (cnpj) DO UPDATE SET cnpj = EXCLUDED.cnpj WHERE empresa_cnpjs.empresa_id = ${empresaId}
-        RETURNING cnpj, created_at`
-      if (added === undefined)
-        return yield* new Conflict({ code: "CNPJ_TAKEN", message: `Another empresa already has CNPJ ${cnpj}` })
-      return added
-    })
-
-    const removeCnpj = traced("Nfce.removeCnpj")(function* (empresaId: EmpresaId, cnpj: string) {
-      const [removed] = yield* sql<StoreCnpj>`
-        DELETE FROM empresa_cnpjs WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj} RETURNING cnpj, created_at`
-      if (removed === undefined) return yield* new NotFound({ resource: "Store CNPJ", id: cnpj })
-      yield* proofs.forget(empresaId, cnpj)
-      return removed
-    })
-
     /** The empresa's scanned receipts, newest first; `from`/`to` bound when they were scanned. */
     const invoices = traced("Nfce.invoices")(function* (empresaId: EmpresaId, input: ListInvoicesInput) {
       const rows = yield* sql<NfceInvoice & { total: number }>`
@@ -486,7 +466,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
 
     return {
       inspect,
-      ...sqlErrorsAsDefects({ scan, progress, cnpjs, addCnpj, removeCnpj, invoices }),
+      ...sqlErrorsAsDefects({ scan, progress, invoices }),
       /** The `nfce` queue's handler. */
       handler: {
         queue: NFCE_QUEUE,

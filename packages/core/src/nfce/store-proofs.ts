@@ -5,12 +5,22 @@ import { NotFound, ValidationFailed } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import { Secrets } from "../secrets.js"
 import { traced } from "../tracing.js"
-import type { DecodedQr, SetCertificateInput, SetCscInput, StoreCertificate, StoreCsc } from "./contracts.js"
+import type {
+  CnpjClaimState,
+  DecodedQr,
+  SetCertificateInput,
+  SetCscInput,
+  StoreCertificate,
+  StoreCsc
+} from "./contracts.js"
 import type { ProofVerdict } from "./offline.js"
 import { cscMatches, parseCertificate, proofOf, signatureMatches } from "./proof.js"
 
 /** What the sealed CSC is bound to: a token copied to another row or store does not open there. */
 const cscContext = (empresaId: EmpresaId, cnpj: string, cscId: string) => `nfce_cscs:${empresaId}:${cnpj}:${cscId}`
+
+/** Whether the CNPJ claim `c` (`cnpj_claims`) is proven, as `CnpjClaimState` reads it. */
+export const CLAIM_STATE = "c.proven_by IS NOT NULL AS proven, c.proven_by, c.proven_at"
 
 const CERTIFICATE_COLUMNS =
   "cnpj, subject, issuer, not_before, not_after, fingerprint AS fingerprint_sha256, created_at"
@@ -18,7 +28,8 @@ const CERTIFICATE_COLUMNS =
 /**
  * What a store registers per CNPJ so its offline receipts confirm at once: CSCs (the secret the v2
  * hash is made with, sealed by `Secrets`, never returned) and the certificate whose key signs v3
- * QR codes. Only the store's own CNPJs (registered, or the profile's) take them.
+ * QR codes. Only the store's own CNPJs (registered, or the profile's) take them, proven or not: they
+ * confirm receipts, never the claim, since a store picks its CSC and certificate itself.
  */
 export class NfceProofs extends Effect.Service<NfceProofs>()("core/NfceProofs", {
   accessors: true,
@@ -27,13 +38,15 @@ export class NfceProofs extends Effect.Service<NfceProofs>()("core/NfceProofs", 
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
     const certificateColumns = sql.literal(CERTIFICATE_COLUMNS)
+    const claimState = sql.literal(CLAIM_STATE)
 
+    /** The empresa's claim to a CNPJ (registered, or its profile's), proven or not; another's is a 404. */
     const ownCnpj = (empresaId: EmpresaId, cnpj: string) =>
       Effect.gen(function* () {
-        const [own] = yield* sql`
-          SELECT 1 FROM empresa_cnpjs WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj}
-          UNION ALL SELECT 1 FROM empresas WHERE id = ${empresaId} AND cnpj = ${cnpj}`
+        const [own] = yield* sql<CnpjClaimState>`
+          SELECT ${claimState} FROM cnpj_claims c WHERE c.empresa_id = ${empresaId} AND c.cnpj = ${cnpj}`
         if (own === undefined) return yield* new NotFound({ resource: "Store CNPJ", id: cnpj })
+        return own
       })
 
     const cscsOf = (empresaId: EmpresaId, cnpj: string) => sql<StoreCsc>`
@@ -41,11 +54,11 @@ export class NfceProofs extends Effect.Service<NfceProofs>()("core/NfceProofs", 
       WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj} ORDER BY csc_id::int`
 
     const proofs = traced("NfceProofs.proofs")(function* (empresaId: EmpresaId, cnpj: string) {
-      yield* ownCnpj(empresaId, cnpj)
+      const claim = yield* ownCnpj(empresaId, cnpj)
       const cscs = yield* cscsOf(empresaId, cnpj)
       const [certificate] = yield* sql<StoreCertificate>`
         SELECT ${certificateColumns} FROM nfce_certificates WHERE empresa_id = ${empresaId} AND cnpj = ${cnpj}`
-      return { cnpj, cscs: [...cscs], certificate: certificate ?? null }
+      return { cnpj, cscs: [...cscs], certificate: certificate ?? null, ...claim }
     })
 
     /** Registers a CSC, or replaces the token of one with the same id. */
