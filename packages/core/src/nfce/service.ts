@@ -168,18 +168,6 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
             return yield* new Forbidden({
               message: "Another client record at this store holds your email; ask the store to link it to your account"
             })
-          // Receipts in the last 24 hours, counted under the client's row lock so parallel scans count in turn.
-          yield* sql`SELECT 1 FROM clients WHERE empresa_id = ${empresa.id} AND id = ${client.id} FOR UPDATE`
-          const [recent] = yield* sql<{ scans: number; retry_after: number | null }>`
-            SELECT count(*)::int AS scans,
-                   ceil(extract(epoch FROM min(scanned_at) + interval '1 day' - now()))::int AS retry_after
-            FROM nfce_invoices
-            WHERE user_id = ${userId} AND empresa_id = ${empresa.id} AND scanned_at > now() - interval '1 day'`
-          if (recent!.scans >= settings.nfce_receipts_per_day)
-            return yield* new RateLimited({
-              retryAfter: Math.max(1, recent!.retry_after ?? 1),
-              reason: `You scanned ${recent!.scans} receipts at this store in the last 24 hours, its daily limit`
-            })
           const [inserted] = yield* sql<{ id: string }>`
             INSERT INTO nfce_invoices (empresa_id, access_key, user_id, client_id, qr, message)
             VALUES (${empresa.id}, ${invoice.access_key}, ${userId}, ${client.id}, ${jsonb(invoice)}::jsonb,
@@ -213,6 +201,23 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
                   message: "This receipt was already scanned by another account: each receipt earns points once"
                 })
           }
+          // Receipts in the last 24 hours, counted under the client's row lock so parallel scans count in
+          // turn. Taken after the receipt's row, the order the scan task takes them in (the receipt, then
+          // the client it credits): the other order deadlocked a rescan against a running credit. Past
+          // the limit the whole scan rolls back, the receipt's row with it. NO KEY UPDATE: the receipt's
+          // foreign key holds a KEY SHARE on the client already, which FOR UPDATE would wait on across scans.
+          yield* sql`SELECT 1 FROM clients WHERE empresa_id = ${empresa.id} AND id = ${client.id} FOR NO KEY UPDATE`
+          const [recent] = yield* sql<{ scans: number; retry_after: number | null }>`
+            SELECT count(*)::int AS scans,
+                   ceil(extract(epoch FROM min(scanned_at) + interval '1 day' - now()))::int AS retry_after
+            FROM nfce_invoices
+            WHERE user_id = ${userId} AND empresa_id = ${empresa.id} AND scanned_at > now() - interval '1 day'
+              AND id <> ${task.id}`
+          if (recent!.scans >= settings.nfce_receipts_per_day)
+            return yield* new RateLimited({
+              retryAfter: Math.max(1, recent!.retry_after ?? 1),
+              reason: `You scanned ${recent!.scans} receipts at this store in the last 24 hours, its daily limit`
+            })
           yield* jobs.enqueue({ queue: NFCE_QUEUE, payload: { empresa_id: empresa.id, task_id: task.id, check: 0 } })
           return {
             success: true,
