@@ -183,10 +183,11 @@ describe("the public survey routes in the OpenAPI document (spec 4.3, 7.2)", () 
     )
     expect(Object.keys(contact.responses)).toEqual(expect.arrayContaining(["200", "400", "404", "422", "429"]))
     const result = resolve(schemaOf(contact.responses["200"]))
-    expect(result.properties.referral_code.description).toMatch(/referral code/)
+    expect(result.properties.referral_invite.description).toMatch(/referral link is emailed/)
     expect(Object.keys(result.properties)).toEqual(
-      expect.arrayContaining(["success", "response_id", "client_name", "client_phone", "referral_code"])
+      expect.arrayContaining(["success", "response_id", "client_name", "client_phone", "referral_invite"])
     )
+    expect(Object.keys(result.properties)).not.toContain("referral_code")
   })
 })
 
