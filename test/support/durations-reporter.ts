@@ -11,7 +11,7 @@ export default class DurationsReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>) {
     const rows = modules
       .map((module) => ({ file: relative(process.cwd(), module.moduleId), ms: module.diagnostic().duration }))
-      .sort((a, b) => b.ms - a.ms)
+      .toSorted((a, b) => b.ms - a.ms)
     const total = rows.reduce((sum, row) => sum + row.ms, 0)
     const lines = rows.slice(0, SHOWN).map((row) => `${(row.ms / 1000).toFixed(0).padStart(6)} s  ${row.file}`)
     console.log(

@@ -85,7 +85,9 @@ export const testDatabaseConfig = async (): Promise<{
 const schemaDigest = () => {
   const digest = createHash("sha256").update(readFileSync(new URL("../package.json", import.meta.url)))
   const migrations = new URL("./migrations/", import.meta.url)
-  for (const name of readdirSync(migrations).sort()) digest.update(name).update(readFileSync(new URL(name, migrations)))
+  for (const name of readdirSync(migrations).toSorted()) {
+    digest.update(name).update(readFileSync(new URL(name, migrations)))
+  }
   return digest.digest("hex").slice(0, 16)
 }
 
