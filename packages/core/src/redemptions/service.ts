@@ -6,9 +6,10 @@ import { humanCode } from "../codes.js"
 import { Config } from "../config.js"
 import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
-import { Conflict, NotFound } from "../errors.js"
+import { Conflict, NotFound, tooLarge } from "../errors.js"
 import { qrSvg } from "../qr.js"
 import type { CardId, ClientId, EmpresaId, RewardId, UserId } from "../ids.js"
+import { MAX_POINTS } from "../points/contracts.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Rewards } from "../rewards/service.js"
@@ -255,6 +256,13 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         return yield* new Conflict({ code: "REWARD_EXPIRED", message: `Reward ${reward.product_name} has expired` })
       }
       const cost = reward.pontos_necessarios * input.quantity
+      if (cost > MAX_POINTS) {
+        return yield* tooLarge(
+          ["body", "quantity"],
+          `${input.quantity} × ${reward.pontos_necessarios} points is ${cost} points, ` +
+            `more than one redemption can spend (${MAX_POINTS})`
+        )
+      }
       const client = yield* userClientAt(userId, empresaId)
       if (client === undefined) {
         return yield* new Conflict({
@@ -296,6 +304,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
       }
       if (cashback > 0) {
         yield* points.cashback(empresaId, {
+          loc: ["body", "quantity"],
           clientId: client.id,
           amount: cashback,
           source: "reward",
@@ -375,6 +384,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         } as const
         if (row.points_spent > 0) {
           yield* points.refund(row.empresa_id, {
+            loc: ["path", "redemption_id"],
             clientId: row.client_id,
             points: row.points_spent,
             source: row.kind,
@@ -386,6 +396,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         }
         if (row.cashback > 0) {
           yield* points.cashback(row.empresa_id, {
+            loc: ["path", "redemption_id"],
             clientId: row.client_id,
             amount: -row.cashback,
             source: row.kind,
