@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { describe, test } from "vitest"
 import { AddToCartInput, MAX_CART_LINES, MAX_LINE_QUANTITY } from "../src/cart/contracts.js"
 import { Carts } from "../src/cart/service.js"
@@ -68,6 +68,21 @@ layer(TestCore, { timeout: 60_000 })("a balance's top", (it) => {
       expect(yield* Effect.flip(Points.credit(empresa.id, { client_id: missing, points: 1 }))).toMatchObject({
         _tag: "NotFound"
       })
+    })
+  )
+
+  it.effect("parallel credits fill a balance to the top and no further", () =>
+    Effect.gen(function* () {
+      const empresa = yield* newEmpresa()
+      const client = yield* newClient(empresa.id, "Lia")
+      const credits = yield* Effect.all(
+        Array.from({ length: 8 }, () =>
+          Effect.either(Points.credit(empresa.id, { client_id: client.id, points: MAX_POINTS / 4 }))
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(credits.filter(Either.isRight)).toHaveLength(4)
+      expect((yield* Points.balance(empresa.id, client.id)).balance).toBe(MAX_POINTS)
     })
   )
 
@@ -142,7 +157,12 @@ layer(TestCore, { timeout: 60_000 })("a cart's bounds", (it) => {
         Carts.add(user, { store_id: empresa.id, product_uid: product, quantity })
       const user = (yield* newClient(empresa.id, "Duda")).userId as UserId
       const dear = yield* newProduct(empresa.id, { name: "Joia", points_cost: MAX_POINTS })
-      expect((yield* add(user, dear.id, 1)).cart_total).toBe(MAX_POINTS)
+      // Parallel adds to one cart count each other: one unit fits.
+      const adds = yield* Effect.all(
+        Array.from({ length: 4 }, () => Effect.either(add(user, dear.id, 1))),
+        { concurrency: "unbounded" }
+      )
+      expect(adds.filter(Either.isRight).map((added) => added.right.cart_total)).toEqual([MAX_POINTS])
       expect(yield* Effect.flip(add(user, dear.id, 2))).toMatchObject(
         aboveBound(["body", "quantity"], /would cost 3000000000 points, more than one order can spend/)
       )
