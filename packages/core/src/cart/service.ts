@@ -21,15 +21,15 @@ import {
 } from "./contracts.js"
 import { traced } from "../tracing.js"
 
+/** A cart that costs more than one order may spend: `loc` is the field that brought it there. */
+const tooCostly = (loc: ReadonlyArray<string>, total: number) =>
+  tooLarge(loc, `The cart would cost ${total} points, more than one order can spend (${MAX_POINTS})`)
+
 /**
  * A user's cart per store, ordered with points (design.md "End user"): one open cart per user and
  * store (a unique partial index), prices and stock checked again at checkout, and the order is a
  * redemption the counter validates by its code.
  */
-/** A cart that costs more than one order may spend: `loc` is the field that brought it there. */
-const tooCostly = (loc: ReadonlyArray<string>, total: number) =>
-  tooLarge(loc, `The cart would cost ${total} points, more than one order can spend (${MAX_POINTS})`)
-
 export class Carts extends Effect.Service<Carts>()("core/Carts", {
   accessors: true,
   dependencies: [Products.Default, Points.Default, Coupons.Default, Empresas.Default, Redemptions.Default],
