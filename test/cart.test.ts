@@ -6,6 +6,7 @@ import {
   generateCoupon,
   type Member,
   expectRefusal,
+  stockOf as stockOfProduct,
   useEndUserServer
 } from "./support/index.js"
 
@@ -19,10 +20,7 @@ const checkout = (who: Member, body: Record<string, unknown>) =>
   call(server, "/api/v1/cart/checkout", { headers: who.auth, body })
 const balanceOf = async (who: Member) =>
   (await call(server, `/api/v1/public/points/${who.clientId}`, { key: tenant.key })).body.balance as number
-const stockOf = async (productId: string) =>
-  (await call(server, `/api/v1/public/products?include_unavailable=true`, { key: tenant.key })).body.find(
-    (p: { id: string }) => p.id === productId
-  ).stock as number | null
+const stockOf = (productId: string) => stockOfProduct(server, tenant, productId)
 
 describe("cart", () => {
   it("adds, shows the cart and checks it out into an order the counter validates", async () => {

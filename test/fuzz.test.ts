@@ -15,7 +15,10 @@ import {
   type FuzzOptions,
   type JsonSchema
 } from "./support/fuzz.js"
+import { startSmtpSink } from "../packages/core/test/smtp-sink.js"
+import { memberOf } from "./support/accounts.js"
 import { call, createClient, createTenant, startServer, type ApiResponse, type TestServer } from "./support/index.js"
+import { keyOf, newCnpj, nfceFixtures, offlineQr, onlineQr } from "./support/nfce.js"
 
 /**
  * Property-based fuzzing of every operation the server publishes: each REST operation of both
@@ -50,6 +53,7 @@ const OPERATION_BUDGET_MS = LONG || env["FUZZ_RUNS"] !== undefined ? undefined :
 
 const PUBLIC = "/api/v1/public"
 const INTERNAL = "/api/v1/internal"
+const END_USER = "/api/v1"
 const MCP_ACCEPT = { accept: "application/json, text/event-stream" }
 
 interface Exchange {
@@ -70,23 +74,74 @@ interface Target {
   readonly outcome?: (response: ApiResponse) => string
 }
 
+/** The state's pages the receipts' tasks consult: written by `seedWorld`. */
+const receipts = nfceFixtures()
+// The member's verification email goes here; the rest of the email is read by nobody.
+const sink = await startSmtpSink()
 const server: TestServer = await startServer({
-  // The per-key and per-address limits would turn most of the runs into 429s.
+  // The per-key, per-user and per-address limits would turn most of the runs into 429s.
   env: {
     FIDELIS_RATE_LIMIT_PER_MINUTE: "10000000",
     FIDELIS_ADMIN_RATE_LIMIT_PER_MINUTE: "10000000",
     FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "10000000",
-    FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE: "10000000"
+    FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE: "10000000",
+    FIDELIS_USER_RATE_LIMIT_PER_MINUTE: "10000000",
+    FIDELIS_PASSWORD_COST: "10",
+    FIDELIS_SMTP_URL: sink.url,
+    ...receipts.env
   }
 })
 afterAll(async () => {
   await server.stop()
+  await sink.close()
 })
 
-const created = async <T = any>(key: string, path: string, body: unknown): Promise<T> => {
-  const res = await call(server, path, { key, body })
+const created = async <T = any>(key: string, path: string, body: unknown, headers?: Record<string, string>) => {
+  const res = await call(server, path, { ...(key === "" ? {} : { key }), body, ...(headers && { headers }) })
   if (res.status >= 300) throw new Error(`seed POST ${path}: ${res.status} ${JSON.stringify(res.body)}`)
   return res.body as T
+}
+
+/** MAX_POINTS: the most points a price, a credit or a balance holds. */
+const TOP_POINTS = 1_000_000_000
+
+/**
+ * Receipt totals at the edges: a centavo, the default ceiling (R$ 10,000) and the highest a store
+ * may set (R$ 10,000,000) on either side, a total worth more than 10^9 points at 1000 points a real,
+ * and the 13 digits a QR code can state.
+ */
+const EDGE_TOTALS = [
+  "0.01",
+  "9999.99",
+  "10000.00",
+  "10000.01",
+  "1000000.01",
+  "9999999.99",
+  "10000000.00",
+  "10000000.01",
+  "9999999999999.99"
+]
+
+/**
+ * Valid receipts of the fuzzed store at the edge totals: offline QR codes stating them (a new
+ * invoice number each), and online ones whose state page (a fixture) states them.
+ */
+const receiptArb = (cnpj: string) => {
+  const online = EDGE_TOTALS.map(() => keyOf({ cnpj }))
+  receipts.set(
+    Object.fromEntries(
+      online.map((key, i) => [
+        key,
+        { status: "ok", total_cents: Number(EDGE_TOTALS[i]!.replace(".", "")), items_count: 1, issued_at: null }
+      ])
+    )
+  )
+  return fc.oneof(
+    fc
+      .tuple(fc.constantFrom(...EDGE_TOTALS), fc.integer({ min: 1, max: 999_999_999 }))
+      .map(([total, number]) => offlineQr(total, keyOf({ cnpj, tpEmis: "9", number }))),
+    fc.constantFrom(...online.map((key) => onlineQr(key)))
+  )
 }
 
 /**
@@ -122,6 +177,18 @@ const seedWorld = async () => {
     research: { fields: [{ id: "nota", type: "rating", label: "Sua nota?", min: 1, max: 5 }] }
   })
   await post("/points/credit", { client_id: ana.id, points: 1_000_000 })
+  // Prices at the bound, whose sums overflowed: three in a cart, two in a redemption.
+  const jewel = await post("/products", { name: "Joia", points_cost: TOP_POINTS })
+  const jewelReward = await post("/rewards", { product_id: jewel.id })
+  const cnpj = newCnpj()
+  await post("/nfce/cnpjs", { cnpj })
+  const qrCodes = receiptArb(cnpj)
+  // A verified user, client of the empresa, for the end-user operations where amounts add up.
+  const member = await memberOf(server, sink, tenant, 1_000_000)
+  const asMember = <T = any>(path: string, body: unknown) => created<T>("", `${END_USER}${path}`, body, member.auth)
+  const cart = await asMember("/cart/add", { store_id: tenant.empresa.id, product_uid: product.id, quantity: 1 })
+  const redeemed = await asMember(`/rewards/${reward.id}/redeem`, { quantity: 1 })
+  const scanned = await asMember("/nfce/decode-qr", { qr_code: offlineQr("0.01", keyOf({ cnpj, tpEmis: "9" })) })
   const coupons = [
     await post("/coupons/generate", { client_id: ana.id, points: 10 }),
     await post("/coupons/generate", { client_id: ana.id, product_id: product.id })
@@ -133,14 +200,20 @@ const seedWorld = async () => {
   const spareKey = await created(server.adminKey, `${INTERNAL}/empresas/${sandbox.empresa.id}/api-keys`, {
     name: "spare"
   })
-  // Written as .eml files under a temporary folder (no SMTP server is configured).
+  // Sent to the sink, where nobody reads it.
   const message = await created(server.adminKey, `${INTERNAL}/empresas/${tenant.empresa.id}/emails/test`, {
     to: "fuzz@example.com"
   })
   const seeds = {
-    client_id: [ana.id, bruno.id, foreign.id],
-    product_id: [product.id],
-    reward_id: [reward.id],
+    client_id: [ana.id, bruno.id, foreign.id, member.clientId],
+    product_id: [product.id, jewel.id],
+    product_uid: [product.id, jewel.id],
+    reward_id: [reward.id, jewelReward.id],
+    reward_uid: [reward.id, jewelReward.id],
+    store_id: [tenant.empresa.id, sandbox.empresa.id],
+    cart_id: [cart.cart_id],
+    redemption_id: [redeemed.redemption.id],
+    task_id: [scanned.task_id],
     program_id: [program.id],
     card_id: cards.map((card) => card.id),
     starting_after: cards.map((card) => card.id),
@@ -155,15 +228,15 @@ const seedWorld = async () => {
     category: ["Brindes"],
     search: ["Ana", "caneca", "ana@example.com"]
   }
-  return { tenant, seeds }
+  return { tenant, seeds, member, qrCodes }
 }
 
-const { tenant, seeds } = await seedWorld().catch(async (error: unknown) => {
+const { tenant, seeds, member, qrCodes } = await seedWorld().catch(async (error: unknown) => {
   await server.stop()
   throw error
 })
 
-const options: FuzzOptions = { seeds, skipKnownBugs: SKIP_KNOWN_BUGS }
+const options: FuzzOptions = { seeds, hints: { qr_code: qrCodes }, skipKnownBugs: SKIP_KNOWN_BUGS }
 
 /**
  * The settings company runs start from. Stored settings merge key by key and cannot be removed,
@@ -175,7 +248,9 @@ const USUAL_SETTINGS = {
   point_value: 0.01,
   points_per_real: 1,
   coupon_validity_days: 30,
-  redemption_validity_days: 7
+  redemption_validity_days: 7,
+  nfce_max_total: 10_000,
+  nfce_receipts_per_day: 1000
 }
 
 /** The fuzzed empresa's settings as last written, or undefined when a run may have changed them. */
@@ -204,9 +279,15 @@ const restoreTenant = async () => {
     throw new Error(`restoring the tenant: ${result.response.status} ${JSON.stringify(result.response.body)}`)
 }
 
+/** How a target authenticates: an API key, or the member's bearer token in `headers`. */
+interface Credential {
+  readonly key?: string
+  readonly headers?: Record<string, string>
+}
+
 const exchange = async (
   path: string,
-  init: { method: string; key: string; body?: string; headers?: Record<string, string> }
+  init: { method: string; key?: string; body?: string; headers?: Record<string, string> }
 ) => {
   const started = performance.now()
   const response = await call(server, path, { ...init, signal: AbortSignal.timeout(ABORT_MS) })
@@ -241,13 +322,20 @@ const headersOf = (fields: ReadonlyArray<Field>, c: FuzzCase) =>
   )
 
 /** A REST operation: path parameters URL-encoded, query parameters repeated for lists, the rest in the body. */
-const restTarget = (base: string, path: string, method: string, operation: OpenApiOperation, key: string): Target => {
+const restTarget = (
+  base: string,
+  path: string,
+  method: string,
+  operation: OpenApiOperation,
+  credential: Credential
+): Target => {
   const fields = fieldsOf(operation)
   const inQuery = method === "get" || method === "delete"
   return {
     label: `REST ${method.toUpperCase()} ${base}${path}`,
     fields,
-    company: base === PUBLIC,
+    // The member's operations act on the fuzzed store too (its settings price the receipts, the points).
+    company: base === PUBLIC || base === END_USER,
     send: (c) => {
       const url =
         base +
@@ -273,8 +361,8 @@ const restTarget = (base: string, path: string, method: string, operation: OpenA
       const search = [query.toString(), junk].filter((part) => part !== "").join("&")
       return exchange(`${url}${search === "" ? "" : `?${search}`}`, {
         method: method.toUpperCase(),
-        key,
-        headers: headersOf(fields, c),
+        ...credential,
+        headers: { ...headersOf(fields, c), ...credential.headers },
         ...(body !== undefined ? { body } : {})
       })
     }
@@ -380,15 +468,27 @@ interface OpenApiDocument {
   readonly paths: Record<string, Record<string, OpenApiOperation & { summary?: string }>>
 }
 
-/** The operations of both documents, the schema of an empresa's settings, and the company operations' summaries. */
+/**
+ * The end-user operations where amounts add up (a cart, a redemption, a receipt, the sums of
+ * balances), fuzzed as the member over REST only: the same procedures over tRPC would double their
+ * time and find nothing REST does not.
+ */
+const amountsAddUp = (path: string, method: string) =>
+  /^\/(cart|rewards|redemptions|nfce|establishments)\b/.test(path) || (path === "/users/me" && method === "get")
+
+/**
+ * The operations of the three documents (of the end-user one, those where amounts add up), the
+ * schema of an empresa's settings, and the company operations' summaries.
+ */
 const readDocuments = async () => {
   const operations: Array<{ base: string; path: string; method: string; operation: OpenApiOperation }> = []
   const companySummaries = new Set<string | undefined>()
   let settings: JsonSchema | undefined
-  for (const base of [PUBLIC, INTERNAL]) {
+  for (const base of [PUBLIC, INTERNAL, END_USER]) {
     const doc = (await call(server, `${base}/openapi.json`)).body as OpenApiDocument
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(methods)) {
+        if (base === END_USER && !amountsAddUp(path, method)) continue
         operations.push({ base, path, method, operation })
         if (base === PUBLIC) companySummaries.add(operation.summary)
         if (path.includes("{empresa_id}") && method === "patch") {
@@ -406,13 +506,15 @@ const documents = await readDocuments().catch(async (error: unknown) => {
 })
 
 const discoverTargets = async (): Promise<ReadonlyArray<Target>> => {
-  const keyOf = (base: string) => (base === PUBLIC ? tenant.key : server.adminKey)
+  const apiKeyOf = (base: string) => (base === PUBLIC ? tenant.key : server.adminKey)
+  const credentialOf = (base: string): Credential =>
+    base === END_USER ? { headers: member.auth } : { key: apiKeyOf(base) }
   const rest = documents.operations.map(({ base, path, method, operation }) =>
-    restTarget(base, path, method, operation, keyOf(base))
+    restTarget(base, path, method, operation, credentialOf(base))
   )
-  const trpc = documents.operations.map(({ base, method, operation }) =>
-    trpcTarget(method, operation, keyOf(base), base === PUBLIC)
-  )
+  const trpc = documents.operations
+    .filter(({ base }) => base !== END_USER)
+    .map(({ base, method, operation }) => trpcTarget(method, operation, apiKeyOf(base), base === PUBLIC))
   // Admin-only tools are listed to admin keys only; those of the company API act on the empresa the header names.
   const empresaHeader = { "fidelis-empresa": tenant.empresa.id }
   const companyTools = await listTools(tenant.key)

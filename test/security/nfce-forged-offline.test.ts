@@ -5,12 +5,10 @@ import { expectRefusal, useEndUserServer, type Member } from "../support/account
 import { createProduct, createReward, updateSettings } from "../support/fixtures.js"
 import { call, createTenant } from "../support/http.js"
 import {
-  keyOf,
-  newCnpj,
   nfceFixtures,
+  nfceShop,
   offlineQr,
   receiptEvents,
-  registerCnpj,
   scan,
   settled,
   v2OfflineQr,
@@ -38,13 +36,7 @@ const confirmed = (user: Member, taskId: string) =>
   settled(server, user, taskId, { passing: ["processing", "pending"] })
 const me = async (user: Member) => (await call(server, "/api/v1/users/me", { headers: user.auth })).body
 
-/** A store of its own with its own CNPJ (points_per_real 1.5 unless `settings` say otherwise). */
-const shop = async (settings: Record<string, unknown> = {}) => {
-  const store = await createTenant(server)
-  const cnpj = newCnpj()
-  await registerCnpj(server, store, settings, cnpj)
-  return { store, cnpj, offlineKey: () => keyOf({ tpEmis: "9", cnpj }) }
-}
+const shop = (settings: Record<string, unknown> = {}) => nfceShop(server, settings)
 
 describe("forged offline NFC-e receipts", () => {
   it("earn pending points only: not in the balance, not earned, shown apart in the wallet and /users/me", async () => {

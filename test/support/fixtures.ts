@@ -102,6 +102,10 @@ export const updateSettings = async (server: TestServer, tenant: Tenant, setting
   return res.body as ApiRecord
 }
 
+/** A product's stock as the company API shows it (null: unlimited). */
+export const stockOf = async (server: TestServer, tenant: Tenant, productId: string) =>
+  (await call(server, `/api/v1/public/products/${productId}`, { key: tenant.key })).body.stock as number | null
+
 export const balanceOf = async (server: TestServer, tenant: Tenant, clientId: string) =>
   (await call(server, `/api/v1/public/points/${clientId}`, { key: tenant.key })).body.balance as number
 

@@ -36,6 +36,8 @@ export type Seeds = Readonly<Record<string, ReadonlyArray<unknown>>>
 
 export interface FuzzOptions {
   readonly seeds: Seeds
+  /** Generators by field name that the caller knows better than a schema (a store's receipt QR codes). */
+  readonly hints?: Readonly<Record<string, fc.Arbitrary<unknown>>>
   /**
    * Leaves out the inputs of bugs being fixed on other branches (NUL bytes, an empty timeline
    * `category`, time zones PostgreSQL does not know), so the rest can be checked meanwhile.
@@ -312,7 +314,7 @@ const validString = (schema: JsonSchema, name: string, options: FuzzOptions): fc
         ),
         fc.webUrl().filter((url) => url.length <= max && clean(url))
       )
-    const hint = byName(options)[name]
+    const hint = options.hints?.[name] ?? byName(options)[name]
     if (hint !== undefined) return hint
     if (schema.pattern !== undefined)
       return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= max && clean(s))
@@ -341,12 +343,14 @@ const validNumber = (schema: JsonSchema, integer: boolean): fc.Arbitrary<number>
   const high = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - step : 1_000_000)
   const scale = Math.round(1 / step)
   const [min, max] = [Math.ceil(low * scale), Math.floor(high * scale)]
-  // Small values are the ones that pass business rules (a balance, a stock); the bounds find off-by-ones.
+  // Small values are the ones that pass business rules (a balance, a stock); the bounds find off-by-ones;
+  // values near the top are the ones whose sums overflow (a quantity times a price, credits on a balance).
   return fc
     .oneof(
       { weight: 3, arbitrary: intIn(min, Math.min(max, min + 20)) },
       { weight: 2, arbitrary: intIn(min, Math.min(max, min + 1000)) },
       { weight: 1, arbitrary: intIn(min, max) },
+      { weight: 1, arbitrary: intIn(Math.max(min, max - 20), max) },
       { weight: 1, arbitrary: fc.constantFrom(min, max) }
     )
     .map((n) => n / scale)

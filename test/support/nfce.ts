@@ -6,7 +6,7 @@ import { isValidCnpj } from "../../packages/core/src/documents.js"
 import { checkDigit } from "../../packages/core/src/nfce/access-key.js"
 import { cscHash } from "../../packages/core/src/nfce/proof.js"
 import type { Member } from "./accounts.js"
-import { call, type Tenant } from "./http.js"
+import { call, createTenant, type Tenant } from "./http.js"
 import type { TestServer } from "./server.js"
 
 /** A valid CNPJ (check digits right): the test store's. */
@@ -49,12 +49,18 @@ const dayOf = (date: Date) => String(date.getUTCDate()).padStart(2, "0")
 
 let invoiceNumber = Math.floor(Math.random() * 1e8)
 
-/** A real SP access key (model 65) with its mod-11 check digit; `tpEmis` 9 is the offline contingency. */
-export const keyOf = (options: { cnpj?: string; tpEmis?: "1" | "9"; aamm?: string; model?: string } = {}) => {
-  const nnf = String(++invoiceNumber).padStart(9, "0")
+/**
+ * A real SP access key (model 65) with its mod-11 check digit; `tpEmis` 9 is the offline contingency.
+ * Invoice `number`s (up to 9 digits) are the next of a random sequence unless given.
+ */
+export const keyOf = (
+  options: { cnpj?: string; tpEmis?: "1" | "9"; aamm?: string; model?: string; number?: number } = {}
+) => {
+  const number = options.number ?? ++invoiceNumber
+  const nnf = String(number).padStart(9, "0")
   const first43 =
     `35${options.aamm ?? aammOf(brasilia())}${options.cnpj ?? STORE_CNPJ}${options.model ?? "65"}001` +
-    `${nnf}${options.tpEmis ?? "1"}${String(invoiceNumber).padStart(8, "0").slice(-8)}`
+    `${nnf}${options.tpEmis ?? "1"}${String(number).padStart(8, "0").slice(-8)}`
   return `${first43}${checkDigit(first43)}`
 }
 
@@ -129,6 +135,14 @@ export const proveCnpj = async (server: TestServer, tenant: Tenant, cnpj: string
   })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body
+}
+
+/** A store of its own with its own CNPJ (points_per_real 1.5 unless `settings` say otherwise). */
+export const nfceShop = async (server: TestServer, settings: Record<string, unknown> = {}) => {
+  const store = await createTenant(server)
+  const cnpj = newCnpj()
+  await registerCnpj(server, store, settings, cnpj)
+  return { store, cnpj, offlineKey: () => keyOf({ tpEmis: "9", cnpj }), onlineKey: () => keyOf({ cnpj }) }
 }
 
 export const wallet = async (server: TestServer, user: Member, tenant: Tenant) => {

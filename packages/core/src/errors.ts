@@ -109,6 +109,13 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
 }
 
 /**
+ * A 422 for an amount that is valid alone but would carry a sum past its bound (docs/decisions.md,
+ * "Bounded sums"): `loc` names the field that asked for it, `msg` the sum and the bound.
+ */
+export const tooLarge = (loc: ReadonlyArray<string>, msg: string) =>
+  new ValidationFailed({ issues: [{ loc, msg, type: "less_than_equal" }] })
+
+/**
  * A budget ran out: an API key's (the default) or, on the public routes, a client address's, whose
  * body is spec 7.2's `{"detail": {"error": "RATE_LIMIT_EXCEEDED"}}`.
  */

@@ -317,7 +317,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       const [row] = yield* sql<Omit<UserProfile, "stats"> & UserProfile["stats"]>`
         SELECT u.id, u.email, u.email_verified_at IS NOT NULL AS email_verified, u.nome, u.telefone, u.cpf,
                u.avatar_url, u.referral_code, u.created_at, u.updated_at,
-               (SELECT coalesce(sum(c.balance), 0)::int FROM user_clients c WHERE c.user_id = u.id) AS total_points,
+               (SELECT coalesce(sum(c.balance), 0)::bigint FROM user_clients c WHERE c.user_id = u.id) AS total_points,
                (SELECT coalesce(sum(i.pending_points), 0)::float8 FROM user_clients c
                 JOIN nfce_invoices i ON i.empresa_id = c.empresa_id AND i.client_id = c.id AND i.status = 'pending'
                 WHERE c.user_id = u.id) AS pending_points,

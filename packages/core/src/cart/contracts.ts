@@ -1,15 +1,30 @@
 import { z } from "zod"
 import { JsonNumber, Timestamp, Uuid } from "../contracts.js"
 import { CouponUid, EmpresaId, ProductId } from "../ids.js"
+import { MAX_POINTS } from "../points/contracts.js"
 
 export const CartId = Uuid.brand<"CartId">()
 export type CartId = z.infer<typeof CartId>
+
+/** Units one line of a cart holds, over every add. */
+export const MAX_LINE_QUANTITY = 1000
+/**
+ * Products one cart holds. With `MAX_LINE_QUANTITY` and a price of at most `MAX_POINTS`, a cart's
+ * total at any later price (10^14 at most) stays a safe integer; what one order may spend is
+ * `MAX_POINTS`, checked when it is added and again at checkout.
+ */
+export const MAX_CART_LINES = 100
 
 export const AddToCartInput = z
   .strictObject({
     store_id: EmpresaId.describe("The store (empresa) id"),
     product_uid: ProductId.describe("One of the store's products"),
-    quantity: JsonNumber(z.number().int().min(1).max(100)).default(1).describe("Units to add, 1 to 100")
+    quantity: JsonNumber(z.number().int().min(1).max(100))
+      .default(1)
+      .describe(
+        `Units to add, 1 to 100. The line may hold ${MAX_LINE_QUANTITY} units, the cart ${MAX_CART_LINES} ` +
+          `products, and the whole cart may cost ${MAX_POINTS} points: past any of these, a 422`
+      )
   })
   .meta({
     examples: [

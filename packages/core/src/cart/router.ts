@@ -1,5 +1,15 @@
 import { refuses, router, runEffect, userProcedure } from "../trpc.js"
-import { AddToCartInput, AddToCartResult, Cart, CartRef, CheckoutInput, CheckoutResult } from "./contracts.js"
+import { MAX_POINTS } from "../points/contracts.js"
+import {
+  AddToCartInput,
+  AddToCartResult,
+  Cart,
+  CartRef,
+  CheckoutInput,
+  CheckoutResult,
+  MAX_CART_LINES,
+  MAX_LINE_QUANTITY
+} from "./contracts.js"
 import { Carts } from "./service.js"
 
 const tags = ["Cart"]
@@ -15,7 +25,9 @@ export const cartRouter = router({
         summary: "Add a product to the store's cart",
         description:
           "Opens the user's cart at the store on the first add (one open cart per store) and adds the units to " +
-          "the product's line. The product must be active with the stock for the whole line."
+          "the product's line. The product must be active with the stock for the whole line. A line holds " +
+          `${MAX_LINE_QUANTITY} units and a cart ${MAX_CART_LINES} products, costing at most ${MAX_POINTS} points: ` +
+          "past any of these, a 422."
       }
     })
     .input(AddToCartInput)
@@ -60,7 +72,8 @@ export const cartRouter = router({
         description:
           "Checks prices and stock again, spends the points and answers the order: a pending redemption whose " +
           "`redemption_code` the counter validates like a reward's. `coupon_code`, the user's active coupon at " +
-          "the store, pays with the points it cost and is marked used in the same transaction."
+          "the store, pays with the points it cost and is marked used in the same transaction. A cart whose prices " +
+          `rose past ${MAX_POINTS} points in all is a 422 at \`cart_id\`, with nothing taken.`
       }
     })
     .input(CheckoutInput)

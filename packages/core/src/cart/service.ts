@@ -4,13 +4,26 @@ import { Effect } from "effect"
 import { userClientAt } from "../accounts/user-clients.js"
 import { Coupons } from "../coupons/service.js"
 import { Empresas } from "../empresas/service.js"
-import { Conflict, NotFound } from "../errors.js"
+import { Conflict, NotFound, tooLarge } from "../errors.js"
 import type { EmpresaId, ProductId, UserId } from "../ids.js"
+import { MAX_POINTS } from "../points/contracts.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Redemptions } from "../redemptions/service.js"
-import type { AddToCartInput, Cart, CartId, CheckoutInput, CheckoutResult } from "./contracts.js"
+import {
+  MAX_CART_LINES,
+  MAX_LINE_QUANTITY,
+  type AddToCartInput,
+  type Cart,
+  type CartId,
+  type CheckoutInput,
+  type CheckoutResult
+} from "./contracts.js"
 import { traced } from "../tracing.js"
+
+/** A cart that costs more than one order may spend: `loc` is the field that brought it there. */
+const tooCostly = (loc: ReadonlyArray<string>, total: number) =>
+  tooLarge(loc, `The cart would cost ${total} points, more than one order can spend (${MAX_POINTS})`)
 
 /**
  * A user's cart per store, ordered with points (design.md "End user"): one open cart per user and
@@ -28,13 +41,18 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
     const empresas = yield* Empresas
     const redemptions = yield* Redemptions
 
-    const totalOf = (cartId: CartId) =>
-      sql<{ total: number }>`
-        SELECT coalesce(sum(ci.quantity * p.points_cost), 0)::int AS total
+    /** The cart's cost at today's prices (bigint: a line alone can pass int4) and its number of lines. */
+    const totalsOf = (cartId: CartId) =>
+      sql<{ total: number; lines: number }>`
+        SELECT coalesce(sum(ci.quantity::bigint * p.points_cost), 0) AS total, count(*)::int AS lines
         FROM cart_items ci JOIN products p ON p.empresa_id = ci.empresa_id AND p.id = ci.product_id
-        WHERE ci.cart_id = ${cartId}`.pipe(Effect.map(([row]) => row!.total))
+        WHERE ci.cart_id = ${cartId}`.pipe(Effect.map(([row]) => row!))
 
-    /** Adds units to the open cart (made on the first add); the product must be active with the stock. */
+    /**
+     * Adds units to the open cart (made on the first add); the product must be active with the
+     * stock, and the cart within its bounds (docs/decisions.md, "Bounded sums"). The cart's row,
+     * locked by the upsert, serializes adds to one cart, so parallel adds count each other.
+     */
     const add = traced("Carts.add")(function* (userId: UserId, input: AddToCartInput) {
       const product = yield* products.get(input.store_id, input.product_uid)
       if (!product.active) {
@@ -55,6 +73,18 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
           message: `${product.name} has ${product.stock} left; the cart would hold ${line!.quantity}`
         })
       }
+      if (line!.quantity > MAX_LINE_QUANTITY) {
+        return yield* tooLarge(
+          ["body", "quantity"],
+          `The cart would hold ${line!.quantity} × ${product.name}, more than the ${MAX_LINE_QUANTITY} units ` +
+            "one line takes"
+        )
+      }
+      const { total, lines } = yield* totalsOf(cart!.id)
+      if (lines > MAX_CART_LINES) {
+        return yield* tooLarge(["body", "product_uid"], `The cart holds ${MAX_CART_LINES} products, the most one takes`)
+      }
+      if (total > MAX_POINTS) return yield* tooCostly(["body", "quantity"], total)
       return {
         success: true,
         cart_id: cart!.id,
@@ -64,7 +94,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
           quantity: line!.quantity,
           points_cost: product.points_cost
         },
-        cart_total: yield* totalOf(cart!.id)
+        cart_total: total
       } as const
     }, inTransaction(sql))
 
@@ -132,6 +162,7 @@ export class Carts extends Effect.Service<Carts>()("core/Carts", {
         total += taken.points_cost * line.quantity
         items.push({ product_uid: taken.id, product_name: taken.name, quantity: line.quantity })
       }
+      if (total > MAX_POINTS) return yield* tooCostly(["body", "cart_id"], total)
       const coupon =
         input.coupon_code === undefined ? undefined : yield* coupons.useFor(empresaId, input.coupon_code, client.id)
       const discount = Math.min(coupon?.points_spent ?? 0, total)

@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { JsonNumber, PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
+import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 import { ClientId, CouponUid, ProductId } from "../ids.js"
+import { PointsAmount } from "../points/contracts.js"
 
 const CouponStatus = z
   .enum(["active", "used", "expired", "cancelled"])
@@ -54,9 +55,9 @@ export const CouponPage = paginated(Coupon)
 export const GenerateCouponInput = z
   .strictObject({
     client_id: ClientId.describe("Client whose points pay for the coupon"),
-    points: JsonNumber(z.number().int().min(1).max(1_000_000_000))
-      .optional()
-      .describe("Points to convert into a coupon worth points x point_value BRL; send this or product_id"),
+    points: PointsAmount.optional().describe(
+      "Points to convert into a coupon worth points x point_value BRL; send this or product_id"
+    ),
     product_id: ProductId.optional().describe(
       "Product the coupon is good for, paid with its points_cost; send this or points"
     )

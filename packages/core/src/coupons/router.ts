@@ -1,4 +1,5 @@
 import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
+import { MAX_POINTS } from "../points/contracts.js"
 import { Coupon, CouponPage, CouponRef, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
 import { Coupons } from "./service.js"
 
@@ -77,7 +78,8 @@ export const couponsRouter = router({
         description:
           "Cancels an active coupon: its points go back to the client and a product coupon's unit returns to stock. " +
           "Cancelling a cancelled coupon returns it unchanged. " +
-          "Refusals: COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent)."
+          "Refusals: COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent); a 422 at `uid` when " +
+          `the client's balance has no room for the points (its top is ${MAX_POINTS}).`
       },
       tool: { name: "cancel_coupon", adminOnly: true, destructive: true }
     })

@@ -5,7 +5,7 @@ import { humanCode } from "../codes.js"
 import { pageOf } from "../contracts.js"
 import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
-import { Conflict, NotFound, ValidationFailed } from "../errors.js"
+import { Conflict, NotFound, tooLarge, ValidationFailed } from "../errors.js"
 import type { ClientId, CouponUid, EmpresaId, ProductId } from "../ids.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
@@ -161,17 +161,11 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       const settings = settingsOf(yield* empresas.get(empresaId))
       const pointValue = settings.point_value
       if (input.product_id === undefined && input.points! * pointValue >= VALOR_LIMIT) {
-        return yield* new ValidationFailed({
-          issues: [
-            {
-              loc: ["body", "points"],
-              msg:
-                `${input.points} points are worth more than a coupon can hold (9999999999.99 BRL) ` +
-                `at this empresa's point_value (${pointValue})`,
-              type: "less_than_equal"
-            }
-          ]
-        })
+        return yield* tooLarge(
+          ["body", "points"],
+          `${input.points} points are worth more than a coupon can hold (9999999999.99 BRL) ` +
+            `at this empresa's point_value (${pointValue})`
+        )
       }
       const offer: Offer =
         input.product_id === undefined
@@ -241,6 +235,7 @@ export class Coupons extends Effect.Service<Coupons>()("core/Coupons", {
       // Product before client: the lock order of generate, so the two never deadlock.
       if (cancelled.product_id !== null) yield* products.returnStock(empresaId, cancelled.product_id, 1)
       yield* points.refund(empresaId, {
+        loc: ["path", "uid"],
         clientId: cancelled.client_id,
         points: cancelled.points_spent,
         source: "coupon",

@@ -1,6 +1,6 @@
 import type { NfceOfflineConfig } from "../config.js"
 import type { Settings } from "../empresas/contracts.js"
-import { MAX_CREDIT_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../points/contracts.js"
 import type { InvoiceOutcome } from "./contracts.js"
 
 /** Points for a total in centavos: whole points only, never rounded up. */
@@ -25,12 +25,12 @@ export const totalRefusal = (
       msg: `The receipt's total, ${brl(totalCents)}, is above the ${brl(ceiling)} this store accepts for one receipt`
     }
   const points = pointsFor(totalCents, settings.points_per_real)
-  if (points > MAX_CREDIT_POINTS)
+  if (points > MAX_POINTS)
     return {
       type: "total_out_of_range",
       msg:
         `The receipt's total, ${brl(totalCents)}, would earn ${points} points, ` +
-        `more than one credit can hold (${MAX_CREDIT_POINTS})`
+        `more than one credit can hold (${MAX_POINTS})`
     }
   return undefined
 }

@@ -3,7 +3,7 @@ import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Clock, Effect, Either, Layer, Struct } from "effect"
 import { readFileSync } from "node:fs"
 import { Config } from "../config.js"
-import { settingsOf } from "../empresas/contracts.js"
+import { settingsOf, type Settings } from "../empresas/contracts.js"
 import { pageOf } from "../contracts.js"
 import { Conflict, Forbidden, NotFound, RateLimited, ValidationFailed } from "../errors.js"
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
@@ -258,24 +258,34 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
         Effect.map(([empresa]) => settingsOf(empresa!))
       )
 
+    /** Settles a task that earns nothing: an online one fails, an offline one is reversed. */
+    const refuse = (task: Task, reason: string, settings: Settings) =>
+      task.qr.offline === null
+        ? settle(task, "failed", reason, 100)
+        : reverse(task, `Nothing credited: ${reason}`, pointsFor(task.qr.offline.total_cents, settings.points_per_real))
+
     /**
      * Credits the confirmed invoice and completes the task in one transaction, through the one
      * credit path (ledger, timeline, a waiting referral); a task already settled is left. A total
-     * the store does not accept settles it as failed (online) or reversed (offline) instead.
+     * the store does not accept, or points the client's balance has no room for, settle it as
+     * failed (online) or reversed (offline) instead: a refusal that no retry would change.
      */
     const complete = (task: Task, confirmation: Confirmation) =>
+      Effect.gen(function* () {
+        const settings = yield* settingsOfTask(task)
+        const refusal = totalRefusal(confirmation.total_cents, settings)
+        if (refusal !== undefined) return yield* inTransaction(sql)(refuse(task, refusal.msg, settings))
+        yield* creditInvoice(task, confirmation, settings).pipe(
+          Effect.catchTag("ValidationFailed", (full) =>
+            inTransaction(sql)(refuse(task, full.issues.map((issue) => issue.msg).join("; "), settings))
+          )
+        )
+      })
+
+    /** The credit of a confirmed invoice, with the task's completion, in one transaction. */
+    const creditInvoice = (task: Task, confirmation: Confirmation, settings: Settings) =>
       inTransaction(sql)(
         Effect.gen(function* () {
-          const settings = yield* settingsOfTask(task)
-          const refusal = totalRefusal(confirmation.total_cents, settings)
-          if (refusal !== undefined)
-            return yield* task.qr.offline === null
-              ? settle(task, "failed", refusal.msg, 100)
-              : reverse(
-                  task,
-                  `Nothing credited: ${refusal.msg}`,
-                  pointsFor(task.qr.offline.total_cents, settings.points_per_real)
-                )
           const credited = pointsFor(confirmation.total_cents, settings.points_per_real)
           const valor = confirmation.total_cents / 100
           // The conditional update takes the task's row lock: a second delivery of the job credits nothing.
@@ -305,7 +315,7 @@ export class Nfce extends Effect.Service<Nfce>()("core/Nfce", {
                 }
               )
               // The task names its client, which the foreign key keeps: a missing one is a bug, not a retry.
-              .pipe(Effect.orDie)
+              .pipe(Effect.catchTag("NotFound", Effect.die))
           )
         })
       )

@@ -2,10 +2,21 @@ import { z } from "zod"
 import { JsonNumber, Uuid } from "../contracts.js"
 import { ClientId, EmpresaId } from "../ids.js"
 
+/**
+ * The most points one figure holds: a credit, a bonus, a product's or a reward's cost, an order's
+ * or a redemption's total, and a client's balance (docs/decisions.md, "Bounded sums"). Any two of
+ * them add up inside the int4 columns that copy an amount (2 × 10^9 < 2^31), and a sum over
+ * millions of balances stays a safe integer in JavaScript.
+ */
+export const MAX_POINTS = 1_000_000_000
+
+/** A positive amount of points, at most `MAX_POINTS`. */
+export const PointsAmount = JsonNumber(z.number().int().min(1).max(MAX_POINTS))
+
 export const PointsBalance = z
   .object({
     client_id: ClientId,
-    balance: z.number().int().describe("Points available to spend"),
+    balance: z.number().int().describe(`Points available to spend, at most ${MAX_POINTS}`),
     empresa_id: EmpresaId
   })
   .meta({
@@ -19,13 +30,12 @@ export const PointsBalance = z
     ]
   })
 
-/** The most one credit adds: its sums stay far inside the ledger's bigint and JS's safe integers. */
-export const MAX_CREDIT_POINTS = 1_000_000_000
-
 export const CreditPointsInput = z
   .strictObject({
     client_id: ClientId.describe("Client to credit"),
-    points: JsonNumber(z.number().int().min(1).max(MAX_CREDIT_POINTS)).describe("Points to add, a positive integer"),
+    points: PointsAmount.describe(
+      `Points to add, 1 to ${MAX_POINTS}; the balance they reach may not pass ${MAX_POINTS} either`
+    ),
     description: z.string().trim().max(500).optional().describe("Shown on the client's timeline"),
     source: z
       .string()

@@ -1,6 +1,6 @@
 import { ClientRef } from "../clients/contracts.js"
 import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
-import { CreditPointsInput, CreditPointsResult, PointsBalance } from "./contracts.js"
+import { CreditPointsInput, CreditPointsResult, MAX_POINTS, PointsBalance } from "./contracts.js"
 import { Points } from "./service.js"
 
 const tags = ["Points"]
@@ -26,7 +26,8 @@ export const pointsRouter = router({
         summary: "Credit points",
         description:
           "Adds points to a client's balance and timeline. An idempotency key makes retries safe: " +
-          "the same key and input replay the first result."
+          `the same key and input replay the first result. A balance holds at most ${MAX_POINTS} points: a credit ` +
+          "past that is a 422 at `points`, and credits nothing."
       },
       tool: { name: "credit_points" }
     })

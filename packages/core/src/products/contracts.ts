@@ -1,12 +1,22 @@
 import { z } from "zod"
 import { Flag, HttpUrl, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId } from "../ids.js"
+import { MAX_POINTS, PointsAmount } from "../points/contracts.js"
+
+/**
+ * The most BRL one amount holds (a price, a cashback, a wallet's cashback balance): ten times it
+ * still fits the numeric(12, 2) columns, and a hundred times the numeric(14, 2) ones.
+ */
+export const MAX_MONEY = 1_000_000_000
 
 /** BRL amounts: cents precision, as the numeric(12, 2) columns store them (never silently rounded). */
-export const Money = JsonNumber(z.number().min(0).max(1_000_000_000).multipleOf(0.01))
+export const Money = JsonNumber(z.number().min(0).max(MAX_MONEY).multipleOf(0.01))
+
+/** The largest stock a store sets, and where units given back stop adding (int4 holds twice it). */
+export const MAX_STOCK = 1_000_000_000
 
 /** A stock count; null means unlimited. */
-export const Stock = JsonNumber(z.number().int().min(0).max(1_000_000_000))
+export const Stock = JsonNumber(z.number().int().min(0).max(MAX_STOCK))
 
 export const Product = z
   .object({
@@ -54,9 +64,7 @@ const fields = {
     .min(1)
     .max(100)
     .describe("Free-text category, e.g. bebidas; the product list filters on it"),
-  points_cost: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe(
-    "Points a client spends to get one unit, at least 1"
-  ),
+  points_cost: PointsAmount.describe(`Points a client spends to get one unit, 1 to ${MAX_POINTS}`),
   price: Money.describe("Reference cash price in BRL, cents precision"),
   stock: Stock.describe("Units left; null means unlimited"),
   active: Flag.describe("Inactive products are hidden from clients and cannot be obtained")

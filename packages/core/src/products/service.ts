@@ -4,7 +4,13 @@ import { Effect } from "effect"
 import { escapeLike } from "../contracts.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId, ProductId } from "../ids.js"
-import type { CreateProductInput, ListProductsInput, Product, UpdateProductInput } from "./contracts.js"
+import {
+  MAX_STOCK,
+  type CreateProductInput,
+  type ListProductsInput,
+  type Product,
+  type UpdateProductInput
+} from "./contracts.js"
 import { traced } from "../tracing.js"
 
 const PRODUCT_COLUMNS =
@@ -84,13 +90,16 @@ export class Products extends Effect.Service<Products>()("core/Products", {
       })
     })
 
-    /** Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited. */
+    /**
+     * Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited, and a
+     * stock the store raised meanwhile stops at `MAX_STOCK`, so returns never outgrow the column.
+     */
     const returnStock = traced("Products.returnStock")(function* (
       empresaId: EmpresaId,
       productId: ProductId,
       quantity: number
     ) {
-      yield* sql`UPDATE products SET stock = stock + ${quantity}, updated_at = now()
+      yield* sql`UPDATE products SET stock = least(stock + ${quantity}, ${MAX_STOCK}), updated_at = now()
                  WHERE empresa_id = ${empresaId} AND id = ${productId} AND stock IS NOT NULL`
     })
 

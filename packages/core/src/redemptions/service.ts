@@ -7,9 +7,10 @@ import { humanCode } from "../codes.js"
 import { Config } from "../config.js"
 import { settingsOf } from "../empresas/contracts.js"
 import { Empresas } from "../empresas/service.js"
-import { Conflict, NotFound } from "../errors.js"
+import { Conflict, NotFound, tooLarge } from "../errors.js"
 import { qrSvg } from "../qr.js"
 import type { CardId, ClientId, EmpresaId, RewardId, UserId } from "../ids.js"
+import { MAX_POINTS } from "../points/contracts.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Rewards } from "../rewards/service.js"
@@ -249,6 +250,13 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         return yield* new Conflict({ code: "REWARD_EXPIRED", message: `Reward ${reward.product_name} has expired` })
       }
       const cost = reward.pontos_necessarios * input.quantity
+      if (cost > MAX_POINTS) {
+        return yield* tooLarge(
+          ["body", "quantity"],
+          `${input.quantity} × ${reward.pontos_necessarios} points is ${cost} points, ` +
+            `more than one redemption can spend (${MAX_POINTS})`
+        )
+      }
       const client = yield* userClientAt(userId, empresaId)
       if (client === undefined) {
         return yield* new Conflict({
@@ -290,6 +298,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
       }
       if (cashback > 0) {
         yield* points.cashback(empresaId, {
+          loc: ["body", "quantity"],
           clientId: client.id,
           amount: cashback,
           source: "reward",
@@ -369,6 +378,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         } as const
         if (row.points_spent > 0) {
           yield* points.refund(row.empresa_id, {
+            loc: ["path", "redemption_id"],
             clientId: row.client_id,
             points: row.points_spent,
             source: row.kind,
@@ -380,6 +390,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         }
         if (row.cashback > 0) {
           yield* points.cashback(row.empresa_id, {
+            loc: ["path", "redemption_id"],
             clientId: row.client_id,
             amount: -row.cashback,
             source: row.kind,

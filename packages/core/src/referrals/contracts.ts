@@ -1,8 +1,9 @@
 import { z } from "zod"
 import { Flag, Instant, JsonNumber, Timestamp } from "../contracts.js"
 import { CampaignId, EmpresaId } from "../ids.js"
+import { MAX_POINTS } from "../points/contracts.js"
 
-const Bonus = JsonNumber(z.number().int().min(0).max(1_000_000_000))
+const Bonus = JsonNumber(z.number().int().min(0).max(MAX_POINTS))
 
 const CampaignStatus = z
   .enum(["running", "scheduled", "ended", "inactive"])

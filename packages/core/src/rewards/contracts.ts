@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { Flag, Instant, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId, RewardId } from "../ids.js"
+import { MAX_POINTS, PointsAmount } from "../points/contracts.js"
 import { Money, Stock } from "../products/contracts.js"
 
 const RewardProduct = z
@@ -65,9 +66,7 @@ export const RewardList = z.array(Reward)
 const Future = Instant.refine((v) => Date.parse(v) > Date.now(), "Must be in the future")
 
 const fields = {
-  pontos_necessarios: JsonNumber(z.number().int().min(1).max(1_000_000_000)).describe(
-    "Points a client spends per redemption, at least 1"
-  ),
+  pontos_necessarios: PointsAmount.describe(`Points a client spends per redemption, 1 to ${MAX_POINTS}`),
   cashback_value: Money.describe("Cashback in BRL credited to the client per redemption, cents precision"),
   stock: Stock.describe("Redemptions left; null means unlimited"),
   expires_at: Future.describe("ISO 8601 instant in the future after which the reward cannot be redeemed"),

@@ -3,6 +3,7 @@ import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { EmpresaId, ProductId, RewardId } from "../ids.js"
+import { MAX_STOCK } from "../products/contracts.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
 import { traced } from "../tracing.js"
 
@@ -133,13 +134,16 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       })
     })
 
-    /** Gives back what `takeStock` took (a cancelled redemption); unlimited stock stays unlimited. */
+    /**
+     * Gives back what `takeStock` took (a cancelled redemption); unlimited stock stays unlimited, and
+     * a stock raised meanwhile stops at `MAX_STOCK`.
+     */
     const returnStock = traced("Rewards.returnStock")(function* (
       empresaId: EmpresaId,
       rewardId: RewardId,
       quantity: number
     ) {
-      yield* sql`UPDATE rewards SET stock = stock + ${quantity}, updated_at = now()
+      yield* sql`UPDATE rewards SET stock = least(stock + ${quantity}, ${MAX_STOCK}), updated_at = now()
                  WHERE empresa_id = ${empresaId} AND id = ${rewardId} AND stock IS NOT NULL`
     })
 

@@ -14,10 +14,10 @@ import { traced } from "../tracing.js"
  */
 const WALLET_COLUMNS = `
   c.id, e.id AS empresa_id, e.name AS empresa_name, e.settings->>'logo_url' AS empresa_logo,
-  coalesce(sum(l.points), 0)::int AS saldo_pontos,
+  coalesce(sum(l.points), 0)::bigint AS saldo_pontos,
   coalesce(sum(l.cashback), 0)::float8 AS saldo_cashback,
-  coalesce(sum(l.points) FILTER (WHERE l.kind = 'credit'), 0)::int AS total_earned,
-  coalesce(-sum(l.points) FILTER (WHERE l.kind IN ('spend', 'refund')), 0)::int AS total_spent,
+  coalesce(sum(l.points) FILTER (WHERE l.kind = 'credit'), 0)::bigint AS total_earned,
+  coalesce(-sum(l.points) FILTER (WHERE l.kind IN ('spend', 'refund')), 0)::bigint AS total_spent,
   (SELECT coalesce(sum(i.pending_points), 0)::float8 FROM nfce_invoices i
    WHERE i.empresa_id = e.id AND i.client_id = c.id AND i.status = 'pending') AS pending_points`
 

@@ -30,5 +30,6 @@ export const MIGRATIONS = {
   "0025_sessions": () => import("./0025_sessions.js"),
   "0026_account_mail_limit": () => import("./0026_account_mail_limit.js"),
   "0028_account_link_companions": () => import("./0028_account_link_companions.js"),
+  "0029_bounded_balances": () => import("./0029_bounded_balances.js"),
   "0032_cnpj_claims": () => import("./0032_cnpj_claims.js")
 }

@@ -86,7 +86,8 @@ export const topClients = (
          ON d.client_id = s.client_id
        ${ranking})
     )
-    SELECT r.client_id, c.nome AS name, r.stamps_total::int AS stamps_total, r.cards_completed::int AS cards_completed
+    SELECT r.client_id, c.nome AS name, r.stamps_total::bigint AS stamps_total,
+           r.cards_completed::bigint AS cards_completed
     FROM ranked r JOIN clients c ON c.empresa_id = ${empresaId} AND c.id = r.client_id
     ORDER BY r.stamps_total DESC, r.cards_completed DESC, r.client_id`
 }
