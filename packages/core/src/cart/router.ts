@@ -27,7 +27,7 @@ export const cartRouter = router({
           "Opens the user's cart at the store on the first add (one open cart per store) and adds the units to " +
           "the product's line. The product must be active with the stock for the whole line. A line holds " +
           `${MAX_LINE_QUANTITY} units and a cart ${MAX_CART_LINES} products, costing at most ${MAX_POINTS} points: ` +
-          "past any of these, a 422."
+          "past any of these, the input is refused as invalid."
       }
     })
     .input(AddToCartInput)
@@ -73,7 +73,7 @@ export const cartRouter = router({
           "Checks prices and stock again, spends the points and answers the order: a pending redemption whose " +
           "`redemption_code` the counter validates like a reward's. `coupon_code`, the user's active coupon at " +
           "the store, pays with the points it cost and is marked used in the same transaction. A cart whose prices " +
-          `rose past ${MAX_POINTS} points in all is a 422 at \`cart_id\`, with nothing taken.`
+          `rose past ${MAX_POINTS} points in all is refused as invalid at \`cart_id\`, with nothing taken.`
       }
     })
     .input(CheckoutInput)

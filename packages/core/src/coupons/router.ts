@@ -78,7 +78,8 @@ export const couponsRouter = router({
         description:
           "Cancels an active coupon: its points go back to the client and a product coupon's unit returns to stock. " +
           "Cancelling a cancelled coupon returns it unchanged. " +
-          "Refusals: COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent); a 422 at `uid` when " +
+          "Refusals: COUPON_USED or COUPON_EXPIRED (expired coupons keep their points spent); refused as " +
+          "invalid at `uid` when " +
           `the client's balance has no room for the points (its top is ${MAX_POINTS}).`
       },
       tool: { name: "cancel_coupon", adminOnly: true, destructive: true }

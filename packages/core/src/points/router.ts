@@ -27,7 +27,7 @@ export const pointsRouter = router({
         description:
           "Adds points to a client's balance and timeline. An idempotency key makes retries safe: " +
           `the same key and input replay the first result. A balance holds at most ${MAX_POINTS} points: a credit ` +
-          "past that is a 422 at `points`, and credits nothing."
+          "past that is refused as invalid at `points`, and credits nothing."
       },
       tool: { name: "credit_points" }
     })

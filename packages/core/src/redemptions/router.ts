@@ -70,7 +70,7 @@ export const redemptionsRouter = router({
         description:
           "The points, any cashback and the stock come back in the same transaction. Only a pending redemption " +
           "can be cancelled; a stamp card's reward cannot. A balance with no room for the points (its top is " +
-          `${MAX_POINTS}) is a 422 at \`redemption_id\`.`
+          `${MAX_POINTS}) is refused as invalid at \`redemption_id\`.`
       },
       tool: { name: "cancel_redemption", adminOnly: true }
     })
@@ -139,7 +139,8 @@ export const userRedemptionsRouter = router({
           "Spends the points and takes the stock in one transaction, and answers a pending redemption with an " +
           "8-character code and its QR code, valid for the store's redemption_validity_days (default 7). A reward " +
           "with cashback_value credits the store wallet's cashback balance. `quantity` × the reward's points may " +
-          `not pass ${MAX_POINTS}, nor the cashback balance R$ ${MAX_MONEY.toFixed(2)}: a 422 at \`quantity\`.`
+          `not pass ${MAX_POINTS}, nor the cashback balance R$ ${MAX_MONEY.toFixed(2)}: refused as invalid at ` +
+          "`quantity`."
       }
     })
     .input(RedeemInput)
@@ -170,7 +171,8 @@ export const userRedemptionsRouter = router({
         summary: "Cancel one of the user's pending redemptions",
         description:
           "The points, any cashback and the stock come back. Another user's redemption is a 404. A balance credited " +
-          `meanwhile up to its top (${MAX_POINTS} points) has no room for them: a 422 at \`redemption_id\`.`
+          `meanwhile up to its top (${MAX_POINTS} points) has no room for them: refused as invalid at ` +
+          "`redemption_id`."
       }
     })
     .input(RedemptionRef)
