@@ -18,7 +18,7 @@ import {
 import { startSmtpSink } from "../packages/core/test/smtp-sink.js"
 import { memberOf } from "./support/accounts.js"
 import { call, createClient, createTenant, startServer, type ApiResponse, type TestServer } from "./support/index.js"
-import { keyOf, newCnpj, nfceFixtures, offlineQr, onlineQr } from "./support/nfce.js"
+import { keyOf, newCnpj, nfceFixtures, offlineQr, onlineQr, proveCnpj } from "./support/nfce.js"
 
 /**
  * Property-based fuzzing of every operation the server publishes: each REST operation of both
@@ -182,6 +182,8 @@ const seedWorld = async () => {
   const jewelReward = await post("/rewards", { product_id: jewel.id })
   const cnpj = newCnpj()
   await post("/nfce/cnpjs", { cnpj })
+  // Receipts credit only once an admin proves the store's claim to the CNPJ (CNPJ claims).
+  await proveCnpj(server, tenant, cnpj)
   const qrCodes = receiptArb(cnpj)
   // A verified user, client of the empresa, for the end-user operations where amounts add up.
   const member = await memberOf(server, sink, tenant, 1_000_000)
