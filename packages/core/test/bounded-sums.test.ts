@@ -162,7 +162,7 @@ layer(TestCore, { timeout: 60_000 })("a cart's bounds", (it) => {
         Array.from({ length: 4 }, () => Effect.either(add(user, dear.id, 1))),
         { concurrency: "unbounded" }
       )
-      expect(adds.filter(Either.isRight).map((added) => added.right.cart_total)).toEqual([MAX_POINTS])
+      expect(adds.filter(Either.isRight).map((cart) => cart.right.cart_total)).toEqual([MAX_POINTS])
       expect(yield* Effect.flip(add(user, dear.id, 2))).toMatchObject(
         aboveBound(["body", "quantity"], /would cost 3000000000 points, more than one order can spend/)
       )
