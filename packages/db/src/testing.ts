@@ -28,14 +28,19 @@ const withAdmin = async <A>(url: string, f: (client: pg.Client) => Promise<A>) =
   }
 }
 
+/** Whether a test database starts `empty`, for a suite that runs the migrations itself. */
+export interface TestDatabaseOptions {
+  readonly empty?: boolean
+}
+
 /**
  * Creates `fidelis_test_<random>` next to TEST_DATABASE_URL's database: a copy of the migrated
  * template the global setup made (TEST_DATABASE_TEMPLATE, see `realTemplate`) when there is one, so
- * a server on it finds every migration applied; otherwise an empty one.
+ * a server on it finds every migration applied; otherwise, or when asked, an empty one.
  */
-export const createRealDatabase = async (baseUrl: string): Promise<TestDatabase> => {
+export const createRealDatabase = async (baseUrl: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> => {
   const name = `fidelis_test_${randomBytes(6).toString("hex")}`
-  const template = process.env["TEST_DATABASE_TEMPLATE"]
+  const template = options.empty ? undefined : process.env["TEST_DATABASE_TEMPLATE"]
   await withAdmin(baseUrl, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`))
   const url = new URL(baseUrl)
   url.pathname = `/${name}`
@@ -51,9 +56,9 @@ export const createRealDatabase = async (baseUrl: string): Promise<TestDatabase>
  * process. Its socket server serializes transactions across connections but can interleave the
  * protocol messages of concurrent statements outside them: drive it with sequential requests.
  */
-export const createSharedDatabase = async (): Promise<TestDatabase> => {
+export const createSharedDatabase = async (options: TestDatabaseOptions = {}): Promise<TestDatabase> => {
   const real = realServerUrl()
-  if (real !== undefined) return createRealDatabase(real)
+  if (real !== undefined) return createRealDatabase(real, options)
   const db = await openPglite(undefined)
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 32 })
   await server.start()

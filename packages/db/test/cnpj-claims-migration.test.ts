@@ -22,7 +22,7 @@ const run = (range: { readonly last: string } | { readonly after: string }) =>
 const database = Layer.unwrapScoped(
   Effect.map(
     Effect.acquireRelease(
-      Effect.promise(() => createSharedDatabase()),
+      Effect.promise(() => createSharedDatabase({ empty: true })),
       (db) => Effect.promise(() => db.drop())
     ),
     (db) => PgClient.layer({ url: Redacted.make(db.url), maxConnections: 1 })

@@ -55,15 +55,13 @@ export class CnpjClaims extends Effect.Service<CnpjClaims>()("core/CnpjClaims", 
 
     /**
      * Registers a CNPJ the empresa issues receipts from, unproven until an admin proves it; again for
-     * the same empresa changes nothing. Another empresa's is refused, whether registered (the
-     * conflict leaves no row) or on its profile (the claims trigger's unique violation).
+     * the same empresa changes nothing. Another empresa's, registered or on its profile, is refused
+     * by the claims trigger's unique violation: the claim, not this table's key, is what is unique.
      */
     const register = traced("CnpjClaims.register")(function* (empresaId: EmpresaId, cnpj: string) {
-      const [added] = yield* sql<{ cnpj: string }>`
+      yield* sql`
         INSERT INTO empresa_cnpjs (cnpj, empresa_id) VALUES (${cnpj}, ${empresaId})
-        ON CONFLICT (cnpj) DO UPDATE SET cnpj = EXCLUDED.cnpj WHERE empresa_cnpjs.empresa_id = ${empresaId}
-        RETURNING cnpj`.pipe(onUniqueViolation(() => cnpjTaken(cnpj)))
-      if (added === undefined) return yield* cnpjTaken(cnpj)
+        ON CONFLICT (empresa_id, cnpj) DO NOTHING`.pipe(onUniqueViolation(() => cnpjTaken(cnpj)))
       const [registration] = yield* registrationsOf(empresaId, cnpj)
       return registration!
     })
@@ -80,7 +78,8 @@ export class CnpjClaims extends Effect.Service<CnpjClaims>()("core/CnpjClaims", 
     const claims = (filter: { cnpj?: string; proven?: boolean; empresa_id?: string; page: number; per_page: number }) =>
       sql<CnpjClaim & { total: number }>`
         SELECT c.cnpj, c.empresa_id, e.cnpj IS NOT DISTINCT FROM c.cnpj AS on_profile,
-               EXISTS (SELECT 1 FROM empresa_cnpjs r WHERE r.cnpj = c.cnpj) AS registered,
+               EXISTS (SELECT 1 FROM empresa_cnpjs r
+                       WHERE r.empresa_id = c.empresa_id AND r.cnpj = c.cnpj) AS registered,
                ${state}, c.created_at, count(*) OVER ()::int AS total
         FROM cnpj_claims c JOIN empresas e ON e.id = c.empresa_id
         WHERE true

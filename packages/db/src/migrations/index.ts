@@ -31,5 +31,6 @@ export const MIGRATIONS = {
   "0026_account_mail_limit": () => import("./0026_account_mail_limit.js"),
   "0028_account_link_companions": () => import("./0028_account_link_companions.js"),
   "0029_bounded_balances": () => import("./0029_bounded_balances.js"),
-  "0032_cnpj_claims": () => import("./0032_cnpj_claims.js")
+  "0032_cnpj_claims": () => import("./0032_cnpj_claims.js"),
+  "0033_citus_keys": () => import("./0033_citus_keys.js")
 }
