@@ -2,16 +2,14 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { escapeLike } from "../contracts.js"
-import { Conflict, NotFound } from "../errors.js"
+import { NotFound } from "../errors.js"
 import type { EmpresaId, ProductId } from "../ids.js"
-import {
-  MAX_STOCK,
-  type CreateProductInput,
-  type ListProductsInput,
-  type Product,
-  type UpdateProductInput
-} from "./contracts.js"
+import type { CreateProductInput, ListProductsInput, Product, UpdateProductInput } from "./contracts.js"
+import { outOfStock, stockOf } from "./stock.js"
 import { traced } from "../tracing.js"
+
+/** Other areas' units (a reward's own stock) follow the same rule. */
+export { outOfStock, stockOf }
 
 const PRODUCT_COLUMNS =
   "id, name, description, image_url, category, points_cost, price, stock, active, created_at, updated_at"
@@ -21,6 +19,7 @@ export class Products extends Effect.Service<Products>()("core/Products", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(PRODUCT_COLUMNS)
+    const stock = stockOf(sql, "products")
 
     /** The catalog clients see (active, not sold out) unless `include_unavailable`; by name. */
     const list = traced("Products.list")(function* (empresaId: EmpresaId, input: ListProductsInput) {
@@ -68,10 +67,8 @@ export class Products extends Effect.Service<Products>()("core/Products", {
     })
 
     /**
-     * Takes `quantity` units with a conditional update (unlimited stock always has enough), never
-     * read-then-write, so concurrent takers cannot oversell. Call it inside the transaction of what
-     * the units are for; a refusal is `OUT_OF_STOCK`. Whether the product is active is the caller's
-     * rule, checked with the rest of its own.
+     * Takes `quantity` units by the stock rule (stock.ts); a refusal is `OUT_OF_STOCK`. Whether the
+     * product is active is the caller's rule, checked with the rest of its own.
      */
     const takeStock = traced("Products.takeStock")(function* (
       empresaId: EmpresaId,
@@ -79,28 +76,19 @@ export class Products extends Effect.Service<Products>()("core/Products", {
       quantity: number
     ) {
       const [row] = yield* sql<Product>`
-        UPDATE products SET stock = stock - ${quantity}, updated_at = now()
-        WHERE empresa_id = ${empresaId} AND id = ${productId} AND (stock IS NULL OR stock >= ${quantity})
-        RETURNING ${columns}`
+        WITH p AS (${stock.take(empresaId, productId, quantity)}) SELECT ${columns} FROM p`
       if (row !== undefined) return row
       const current = yield* get(empresaId, productId)
-      return yield* new Conflict({
-        code: "OUT_OF_STOCK",
-        message: `${current.name} has ${current.stock} left; ${quantity} requested`
-      })
+      return yield* outOfStock(current.name, current.stock, quantity)
     })
 
-    /**
-     * Puts units back (a cancelled coupon or redemption); unlimited stock stays unlimited, and a
-     * stock the store raised meanwhile stops at `MAX_STOCK`, so returns never outgrow the column.
-     */
+    /** Puts units back (a cancelled coupon or redemption), by the stock rule. */
     const returnStock = traced("Products.returnStock")(function* (
       empresaId: EmpresaId,
       productId: ProductId,
       quantity: number
     ) {
-      yield* sql`UPDATE products SET stock = least(stock + ${quantity}, ${MAX_STOCK}), updated_at = now()
-                 WHERE empresa_id = ${empresaId} AND id = ${productId} AND stock IS NOT NULL`
+      yield* stock.giveBack(empresaId, productId, quantity)
     })
 
     return sqlErrorsAsDefects({ list, get, create, update, takeStock, returnStock })

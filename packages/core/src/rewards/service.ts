@@ -1,9 +1,9 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { Conflict, NotFound } from "../errors.js"
+import { NotFound } from "../errors.js"
 import type { EmpresaId, ProductId, RewardId } from "../ids.js"
-import { MAX_STOCK } from "../products/contracts.js"
+import { outOfStock, stockOf } from "../products/service.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
 import { traced } from "../tracing.js"
 
@@ -50,6 +50,7 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(REWARD_COLUMNS)
     const joinProduct = sql.literal("JOIN products p ON p.empresa_id = r.empresa_id AND p.id = r.product_id")
+    const stock = stockOf(sql, "rewards")
 
     /** Rewards clients can redeem now unless `include_unavailable`; newest first. */
     const list = traced("Rewards.list")(function* (empresaId: EmpresaId, input: ListRewardsInput) {
@@ -109,10 +110,8 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
     })
 
     /**
-     * Takes `quantity` redemptions from the reward's stock with a conditional update (unlimited
-     * always has enough), so concurrent redeemers cannot oversell. Call it inside the redemption's
-     * transaction; a refusal is `OUT_OF_STOCK`. Activity, expiry and the client's points and limit
-     * are the redeemer's checks.
+     * Takes `quantity` redemptions from the reward's own stock by the products' stock rule; a refusal
+     * is `OUT_OF_STOCK`. Activity, expiry and the client's points and limit are the redeemer's checks.
      */
     const takeStock = traced("Rewards.takeStock")(function* (
       empresaId: EmpresaId,
@@ -120,31 +119,19 @@ export class Rewards extends Effect.Service<Rewards>()("core/Rewards", {
       quantity: number
     ) {
       const [row] = yield* sql<Row>`
-        WITH r AS (
-          UPDATE rewards SET stock = stock - ${quantity}, updated_at = now()
-          WHERE empresa_id = ${empresaId} AND id = ${rewardId} AND (stock IS NULL OR stock >= ${quantity})
-          RETURNING *
-        )
-        SELECT ${columns} FROM r ${joinProduct}`
+        WITH r AS (${stock.take(empresaId, rewardId, quantity)}) SELECT ${columns} FROM r ${joinProduct}`
       if (row !== undefined) return toReward(row)
       const current = yield* get(empresaId, rewardId)
-      return yield* new Conflict({
-        code: "OUT_OF_STOCK",
-        message: `Reward ${current.product.name} has ${current.stock} left; ${quantity} requested`
-      })
+      return yield* outOfStock(`Reward ${current.product.name}`, current.stock, quantity)
     })
 
-    /**
-     * Gives back what `takeStock` took (a cancelled redemption); unlimited stock stays unlimited, and
-     * a stock raised meanwhile stops at `MAX_STOCK`.
-     */
+    /** Gives back what `takeStock` took (a cancelled redemption), by the same rule. */
     const returnStock = traced("Rewards.returnStock")(function* (
       empresaId: EmpresaId,
       rewardId: RewardId,
       quantity: number
     ) {
-      yield* sql`UPDATE rewards SET stock = least(stock + ${quantity}, ${MAX_STOCK}), updated_at = now()
-                 WHERE empresa_id = ${empresaId} AND id = ${rewardId} AND stock IS NOT NULL`
+      yield* stock.giveBack(empresaId, rewardId, quantity)
     })
 
     return sqlErrorsAsDefects({ list, get, create, update, takeStock, returnStock })
