@@ -1,16 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { inTransaction } from "@fidelis/db"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { z } from "zod"
 import { ApiKeys } from "./auth/service.js"
 import { CreateClientInput } from "./clients/contracts.js"
 import { Clients } from "./clients/service.js"
-import { humanCode } from "./codes.js"
 import { GenerateCouponInput } from "./coupons/contracts.js"
 import { Coupons } from "./coupons/service.js"
 import type { Empresa } from "./empresas/contracts.js"
 import { Empresas } from "./empresas/service.js"
-import type { CardId, ClientId, EmpresaId } from "./ids.js"
+import type { CardId, ClientId, EmpresaId, UserId } from "./ids.js"
 import { CreateProgramInput, IssueCardInput, StampCardInput } from "./loyalty/contracts.js"
 import { LoyaltyPrograms } from "./loyalty/programs.js"
 import { LoyaltyCards } from "./loyalty/service.js"
@@ -19,6 +18,8 @@ import { Points } from "./points/service.js"
 import { CreateProductInput } from "./products/contracts.js"
 import { Products } from "./products/service.js"
 import { Quests } from "./quests/service.js"
+import { RedeemInput } from "./redemptions/contracts.js"
+import { Redemptions } from "./redemptions/service.js"
 import { CreateCampaignInput } from "./referrals/contracts.js"
 import { ReferralCampaigns } from "./referrals/service.js"
 import { CreateRewardInput } from "./rewards/contracts.js"
@@ -29,13 +30,14 @@ import { span } from "./tracing.js"
  * The demo tenant `npm start` creates on an empty embedded database: a small café with five weeks
  * of history, enough for every metric and the README's walkthrough to show something.
  *
- * Every write that has a core service goes through it (clients, points, coupons, stamp cards,
- * products, rewards, campaigns, the default survey), so its rules hold: balances never go below
- * zero, a card completes at its goal, a claim opens the next card. Four facts have no write service
- * yet and are inserted here as their future services would write them: reward redemptions (issue
- * 15; the points are debited and the stock taken by the services), referrals (issue 14; the bonuses
- * are credited by Points), survey responses (issue 13) and NFC-e invoices (issue 16; the points are
- * credited by Points).
+ * Every write goes through the service the product writes it with (clients, points, coupons, stamp
+ * cards, products, rewards, campaigns, the default survey, redemptions and their validation, the
+ * referral a purchase completes), so the data is what the product makes and its rules hold:
+ * balances never go below zero, a card completes at its goal, a claim opens the next card, a
+ * referral pays its bonuses once. Three facts come from outside the empresa's reach and are written
+ * as their flows leave them: the people's accounts (registered and verified in the end-user app, a
+ * code given at registration), survey responses (the public page) and NFC-e invoices (a scan task,
+ * whose points Points credits).
  *
  * History: the services stamp `now()`, so the story is told day by day, oldest first, and after
  * each day `settle(n)` moves what that day wrote back n days (see HISTORY). The whole seed is one
@@ -63,7 +65,10 @@ type Person = keyof typeof PEOPLE
  */
 const HISTORY: ReadonlyArray<{ table: string; at: ReadonlyArray<string>; follows?: ReadonlyArray<string> }> = [
   { table: "empresas", at: ["created_at", "updated_at"] },
-  { table: "users", at: ["created_at", "updated_at"] },
+  {
+    table: "users",
+    at: ["created_at", "updated_at", "registered_at", "email_verified_at", "referral_completed_at"]
+  },
   { table: "clients", at: ["created_at", "updated_at"] },
   { table: "points_ledger", at: ["created_at"] },
   { table: "activity_events", at: ["created_at"] },
@@ -189,52 +194,38 @@ const seed = Effect.gen(function* () {
   const coupon = (who: Person, offer: { points: number } | { product_id: string }) =>
     Coupons.generate(id, input(GenerateCouponInput, { client_id: client[who], ...offer }))
 
-  /** A reward redemption as issue 15's service will write it: points and stock taken by the services. */
-  const redeem = (who: Person, reward: typeof mugReward) =>
-    Effect.gen(function* () {
-      const code = humanCode(8)
-      yield* Rewards.takeStock(id, reward.id, 1)
-      yield* Points.debit(id, {
-        clientId: client[who],
-        points: reward.pontos_necessarios,
-        source: "reward",
-        description: reward.product.name,
-        event: {
-          type: "reward",
-          title: `Reward ${reward.product.name}`,
-          metadata: { reward_uid: code, product_name: reward.product.name, reward_id: reward.id }
-        }
-      })
-      yield* sql`
-        INSERT INTO redemptions (empresa_id, reward_id, client_id, code, points_spent, expires_at)
-        VALUES (${id}, ${reward.id}, ${client[who]}, ${code}, ${reward.pontos_necessarios},
-                now() + make_interval(days => 7))`
-      return code
-    })
-  const validate = (code: string) =>
-    sql`UPDATE redemptions SET status = 'validated', validated_at = now() WHERE empresa_id = ${id} AND code = ${code}`
-
-  /** Issue 14's registration with a referral code: the referred person joins, the referral is pending. */
+  /** The referral code of `who`'s account, which a friend gives at registration. */
+  const codeOf = (who: Person) => sql`(
+    SELECT r.referral_code FROM users r JOIN clients rc ON rc.user_id = r.id
+    WHERE rc.empresa_id = ${id} AND rc.id = ${client[who]})`
+  /**
+   * The person's account in the end-user app, registered (with `referrer`'s code, if any) and
+   * verified, as the account flow leaves it: then the store's client shows in their wallet, they
+   * redeem with it, and their first purchase completes the referral. Demo accounts have no password
+   * (a stored hash in no known format matches none), so nobody logs in as them.
+   */
+  const account = (who: Person, referrer?: Person) =>
+    sql<{ id: UserId }>`
+      UPDATE users u SET password_hash = 'demo$no-password', registered_at = now(), email_verified_at = now(),
+             pending_referral_code = ${referrer === undefined ? null : codeOf(referrer)}
+      FROM clients c WHERE c.empresa_id = ${id} AND c.id = ${client[who]} AND u.id = c.user_id
+      RETURNING u.id`.pipe(Effect.map(([user]) => user!.id))
+  const users = {} as Record<Person, UserId>
+  const join = (who: Person, referrer?: Person) => Effect.map(account(who, referrer), (user) => (users[who] = user))
+  /** Someone registers with a friend's code and becomes a client; their first purchase completes it. */
   const refer = (referrer: Person, referred: Person) =>
     Effect.gen(function* () {
       yield* welcome(referred)
-      yield* sql`
-        INSERT INTO referrals (empresa_id, referrer_user_id, referred_user_id, referrer_client_id, referred_client_id)
-        SELECT ${id}, a.user_id, b.user_id, a.id, b.id FROM clients a, clients b
-        WHERE a.empresa_id = ${id} AND a.id = ${client[referrer]}
-          AND b.empresa_id = ${id} AND b.id = ${client[referred]}`
+      yield* join(referred, referrer)
     })
-  /** The referred person's first points at a running campaign complete it: both sides get its bonuses. */
-  const completeReferral = (referrer: Person, referred: Person) =>
-    Effect.gen(function* () {
-      const campaign = Option.getOrThrow(yield* ReferralCampaigns.runningCampaign(id))
-      yield* credit(referrer, campaign.referrer_bonus, `Referral: ${PEOPLE[referred].nome}`, "referral")
-      yield* credit(referred, campaign.referred_bonus, `Welcome, referred by ${PEOPLE[referrer].nome}`, "referral")
-      yield* sql`
-        UPDATE referrals SET status = 'completed', completed_at = now(), campaign_id = ${campaign.id},
-               referrer_bonus = ${campaign.referrer_bonus}, referred_bonus = ${campaign.referred_bonus}
-        WHERE empresa_id = ${id} AND referred_client_id = ${client[referred]}`
-    })
+
+  /** The end-user app's redeem, as the person's own call; the code is what the counter validates. */
+  const redeem = (who: Person, reward: typeof mugReward) =>
+    Effect.map(
+      Redemptions.redeem(users[who], input(RedeemInput, { reward_uid: reward.id })),
+      (result) => result.redemption.code
+    )
+  const validate = (code: string) => Redemptions.validate(id, code)
 
   let invoices = 0
   /** A scanned NFC-e as issue 16's task leaves it; a completed one credits its points through Points. */
@@ -265,6 +256,8 @@ const seed = Effect.gen(function* () {
               ${csat}, ${nps}, ${extra.name ?? null}, ${extra.phone ?? null},
               ${extra.name || extra.phone ? sql`now()` : null}, ${csat <= 2 || nps <= 6})`
 
+  // Ana, Bruno and Carla use the app.
+  yield* Effect.forEach(["ana", "bruno", "carla"] as const, (who) => join(who))
   yield* settle(40)
 
   // Day 38: Diego's coupon, never used, expires 30 days later (8 days ago).
@@ -288,7 +281,6 @@ const seed = Effect.gen(function* () {
   yield* settle(25)
 
   yield* credit("elisa", 32, "Compra de R$ 32,00")
-  yield* completeReferral("ana", "elisa")
   yield* invoice("ana", 24, "completed", 45.9)
   yield* issue("elisa")
   yield* stamp("elisa")
@@ -315,11 +307,8 @@ const seed = Effect.gen(function* () {
   yield* settle(16)
 
   yield* invoice("carla", 14, "completed", 118.3)
-  const mugCode = yield* redeem("carla", mugReward)
+  yield* validate(yield* redeem("carla", mugReward))
   yield* settle(14)
-
-  yield* validate(mugCode)
-  yield* settle(13)
 
   yield* welcome("iara")
   yield* credit("iara", 40, "Compra de R$ 40,00")
@@ -341,7 +330,6 @@ const seed = Effect.gen(function* () {
   yield* settle(8)
 
   yield* credit("gabriela", 55, "Compra de R$ 55,00")
-  yield* completeReferral("bruno", "gabriela")
   yield* stamp("ana")
   yield* claim("ana")
   yield* settle(7)

@@ -77,4 +77,43 @@ layer(TestCore, { timeout: 120_000 })("the demo tenant", (it) => {
       expect(order!.misplaced).toBe(0)
     })
   )
+
+  it.effect("holds what the services make: redemptions name their product, referrals were paid by a purchase", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // What the counter hands over, and each redemption's own events (redeemed, and validated).
+      const redemptions = yield* sql<{ product_name: string; product: string; status: string; events: number }>`
+        SELECT r.product_name, p.name AS product, r.status,
+               (SELECT count(*)::int FROM activity_events e
+                WHERE e.empresa_id = r.empresa_id AND e.client_id = r.client_id
+                  AND e.metadata ->> 'redemption_id' = r.id::text) AS events
+        FROM redemptions r
+        JOIN rewards w ON w.empresa_id = r.empresa_id AND w.id = r.reward_id
+        JOIN products p ON p.empresa_id = w.empresa_id AND p.id = w.product_id
+        ORDER BY r.created_at`
+      expect(redemptions).toEqual([
+        { product_name: "Caneca Fidelis", product: "Caneca Fidelis", status: "validated", events: 2 },
+        { product_name: "Café expresso", product: "Café expresso", status: "pending", events: 1 }
+      ])
+
+      // A referral row is the one its completion writes, with the campaign's bonuses credited to both
+      // sides under its id; the referrals no purchase completed yet wait on the referred accounts.
+      const referrals = yield* sql<{ status: string; bonuses: number; referrer: number; referred: number }>`
+        SELECT r.status, r.referrer_bonus + r.referred_bonus AS bonuses,
+               (SELECT sum(e.points)::int FROM activity_events e
+                WHERE e.empresa_id = r.empresa_id AND e.client_id = r.referrer_client_id
+                  AND e.metadata ->> 'referral_id' = r.id::text) AS referrer,
+               (SELECT sum(e.points)::int FROM activity_events e
+                WHERE e.empresa_id = r.empresa_id AND e.client_id = r.referred_client_id
+                  AND e.metadata ->> 'referral_id' = r.id::text) AS referred
+        FROM referrals r ORDER BY r.completed_at`
+      expect(referrals).toEqual([
+        { status: "completed", bonuses: 75, referrer: 50, referred: 25 },
+        { status: "completed", bonuses: 75, referrer: 50, referred: 25 }
+      ])
+      const [waiting] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM users WHERE pending_referral_code IS NOT NULL AND referral_completed_at IS NULL`
+      expect(waiting!.n).toBe(2)
+    })
+  )
 })
