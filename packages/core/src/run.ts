@@ -53,6 +53,7 @@ export const t = initTRPC
 export const UNNAMED_REQUEST = ""
 
 export const router = t.router
+export const mergeRouters = t.mergeRouters
 export const createCallerFactory = t.createCallerFactory
 
 /** Long enough for a database restart or failover to finish, short enough to come back promptly. */

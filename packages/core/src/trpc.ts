@@ -34,7 +34,7 @@ import type { CoreServices } from "./services.js"
  */
 
 export { callerAddress } from "./admission.js"
-export { createCallerFactory, refuses, router, runEffect, UNNAMED_REQUEST } from "./run.js"
+export { createCallerFactory, mergeRouters, refuses, router, runEffect, UNNAMED_REQUEST } from "./run.js"
 
 /**
  * What every procedure does around its call, in one middleware (each level of tRPC's chain copies

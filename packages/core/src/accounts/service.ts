@@ -27,6 +27,9 @@ import { LoginThrottle } from "./throttle.js"
 import { verifiedTokens } from "./verified-tokens.js"
 import { traced } from "../tracing.js"
 
+/** The client record of a user at one empresa, which the stores' procedures of the end-user API act on. */
+export { userClientAt, type UserClient } from "./user-clients.js"
+
 const DAY = 24 * 60 * 60
 
 /** Refresh-token lifetimes (spec 5.6). */
