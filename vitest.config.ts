@@ -13,6 +13,7 @@ const DATABASE_AGNOSTIC = [
   "test/openapi-refusals.test.ts",
   "test/quickstart.test.ts",
   "test/data-dir.test.ts",
+  "test/doors.test.ts",
   "test/security/file-modes.test.ts",
   "test/security/secrets-at-rest.test.ts",
   // Security suites about what a surface prints, sends or refuses by shape, not about the database.

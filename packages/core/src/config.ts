@@ -5,8 +5,8 @@ import { availableParallelism } from "node:os"
 import { dirname, join, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { z } from "zod"
-import { parseTrustedProxies, type TrustedProxies } from "./auth/address.js"
-import { adminKeyProblem } from "./auth/admin-key.js"
+import { parseTrustedProxies, type TrustedProxies } from "./address.js"
+import { adminKeyProblem } from "./admin-key.js"
 
 /** Everything the core reads from the environment, parsed once at startup. */
 export interface CoreConfig {

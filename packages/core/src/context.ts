@@ -1,11 +1,11 @@
 import type { Effect } from "effect"
 import { setMaxListeners } from "node:events"
-import type { Admission, Meter, UserAdmission } from "./auth/admission.js"
+import type { AdmissionState } from "./budgets.js"
 import type { RateLimited, Unavailable } from "./errors.js"
-import type { Credentials, Principal } from "./auth/principal.js"
-import { IDEMPOTENCY_KEY } from "./idempotency/key.js"
+import type { Credentials, Principal } from "./principal.js"
+import { IDEMPOTENCY_KEY } from "./idempotency.js"
 import { MAX_BATCH_CALLS } from "./limits.js"
-import type { CoreRuntime, CoreServices } from "./runtime.js"
+import type { CoreRuntime, CoreServices } from "./services.js"
 
 /** Where a procedure call's budget count waits until the call's program makes it (core's `owe`). */
 export interface OwedCount {
@@ -32,14 +32,10 @@ export interface RequestContext {
   readonly peerAddress: string | undefined
   /** The request's `X-Forwarded-For`, believed only from a trusted proxy (FIDELIS_TRUSTED_PROXIES). */
   readonly forwardedFor: string | undefined
-  /** Set by the first authentication; shared by every call the request carries. */
-  admission?: Admission
+  /** Who the request is and what it has counted: kernel's own (admission.ts), shared by its calls. */
+  readonly admission: AdmissionState
   /** The raw text the surface parses the input from, once read: to say where malformed JSON broke. */
   readonly rawInput?: (() => string | undefined) | undefined
-  /** The client address's budget as the response headers show it (public procedures). */
-  addressMeter?: Meter
-  /** Set by the first bearer authentication (end-user API); shared by every call the request carries. */
-  userAdmission?: UserAdmission
   /** A procedure call's own: the budget count it owes. */
   readonly owed?: OwedCount
   /** How many procedure calls the request carries (a tRPC batch's size); absent: one. */
@@ -78,7 +74,8 @@ export const createRequestContext = (init: RequestContextInit): RequestContext =
     rawInput: init.rawInput,
     peerAddress: init.peerAddress,
     forwardedFor: init.forwardedFor ?? undefined,
-    calls: init.calls
+    calls: init.calls,
+    admission: {}
   }
 }
 

@@ -16,7 +16,7 @@ export {
 } from "./surveys/contracts.js"
 export { PHONE_RULE } from "./documents.js"
 export { PASSWORD_LENGTH } from "./accounts/contracts.js"
-export { LOCAL_ADMIN, type Credentials, type Principal } from "./auth/principal.js"
+export { LOCAL_ADMIN, type Credentials, type Principal } from "./principal.js"
 export { Config, configFromEnv, projectRoot, publicUrlOf, resolveDataDir, type CoreConfig } from "./config.js"
 export {
   createRequestContext,
@@ -53,7 +53,7 @@ export {
   type ProcedureEntry,
   type ProcedurePath
 } from "./catalogue.js"
-export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency/key.js"
+export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency.js"
 export {
   IMPORT_BATCH_MAX,
   IMPORT_COLUMNS,
@@ -61,8 +61,10 @@ export {
   type ImportClientsResult,
   type ImportRowResult
 } from "./clients/contracts.js"
-export { coreLayer, makeRuntime, type CoreRuntime, type CoreServices } from "./runtime.js"
-export { admit, admitFor, countCall, createCallerFactory, settleAdmission, UNNAMED_REQUEST } from "./trpc.js"
+export { coreLayer, makeRuntime } from "./runtime.js"
+export type { CoreRuntime, CoreServices } from "./services.js"
+export { admit, admitFor, countCall, settleAdmission } from "./admission.js"
+export { createCallerFactory, UNNAMED_REQUEST } from "./trpc.js"
 export { databaseReady, seedDemoIfEmpty } from "./demo.js"
 export { runEffect } from "./trpc.js"
 export { sweepExpired } from "./maintenance.js"

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { RateLimiter } from "./auth/rate-limiter.js"
+import { RateLimiter } from "./rate-limiter.js"
 import { Coupons } from "./coupons/service.js"
-import { Idempotency } from "./idempotency/service.js"
+import { Idempotency } from "./idempotency.js"
 import { Redemptions } from "./redemptions/service.js"
 import { span } from "./tracing.js"
 

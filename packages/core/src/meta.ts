@@ -1,6 +1,6 @@
 import type { OpenApiMeta } from "trpc-to-openapi"
 import type { DomainError, Refusal } from "./errors.js"
-import type { TeamRole } from "./team/contracts.js"
+import type { TeamRole } from "./roles.js"
 
 /** What a repeated `X-Idempotency-Key` gets: the first result again, or a 409. */
 export type IdempotencyMode = "replay" | "reject"

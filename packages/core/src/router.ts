@@ -15,10 +15,10 @@ import { campaignsRouter, qrRouter, referralCodesRouter } from "./referrals/rout
 import { redemptionsRouter, staffRedemptionsRouter, userRedemptionsRouter } from "./redemptions/router.js"
 import { rewardsRouter } from "./rewards/router.js"
 import { storeProfileRouter, storesRouter } from "./stores/router.js"
-import { surveysRouter } from "./surveys/router.js"
+import { questResponsesRouter, surveysRouter } from "./surveys/router.js"
 import { adminRouter, teamRouter } from "./team/router.js"
 import { userTimelineRouter } from "./timeline/router.js"
-import { router } from "./trpc.js"
+import { mergeRouters, router } from "./trpc.js"
 import { establishmentsRouter } from "./wallets/router.js"
 
 /** `/api/v1/public`: the company API (tenant-scoped procedures) and the public survey routes (no key). */
@@ -32,7 +32,7 @@ export const publicApiRouter = router({
   rewards: rewardsRouter,
   redemptions: redemptionsRouter,
   campaigns: campaignsRouter,
-  quests: questsRouter,
+  quests: mergeRouters(questsRouter, questResponsesRouter),
   surveys: surveysRouter,
   metrics: metricsRouter,
   email: emailRouter,

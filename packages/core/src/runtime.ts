@@ -2,7 +2,9 @@ import type { SqlClient } from "@effect/sql"
 import { Database } from "@fidelis/db"
 import { Layer, Logger, LogLevel, ManagedRuntime } from "effect"
 import { behindPooler, Config, type CoreConfig } from "./config.js"
+import { Idempotency } from "./idempotency.js"
 import { jsonLines } from "./log.js"
+import { RateLimiter } from "./rate-limiter.js"
 import { tracingLayer } from "./tracing.js"
 import * as accounts from "./accounts/index.js"
 import * as auth from "./auth/index.js"
@@ -11,7 +13,6 @@ import * as clients from "./clients/index.js"
 import * as coupons from "./coupons/index.js"
 import * as email from "./email/index.js"
 import * as empresas from "./empresas/index.js"
-import * as idempotency from "./idempotency/index.js"
 import * as jobs from "./jobs/index.js"
 import * as loyalty from "./loyalty/index.js"
 import * as metrics from "./metrics/index.js"
@@ -28,13 +29,15 @@ import * as team from "./team/index.js"
 import * as timeline from "./timeline/index.js"
 import * as wallets from "./wallets/index.js"
 
+/** What the kernel itself runs on: the budgets and the idempotent writes' records. */
+const kernelLayer = Layer.mergeAll(RateLimiter.Default, Idempotency.Default)
+
 /** Every domain service; each area contributes its own layer. */
-const domainLayer = Layer.mergeAll(
+const areasLayer = Layer.mergeAll(
   auth.layer,
   empresas.layer,
   clients.layer,
   points.layer,
-  idempotency.layer,
   timeline.layer,
   products.layer,
   rewards.layer,
@@ -55,8 +58,13 @@ const domainLayer = Layer.mergeAll(
   cart.layer
 )
 
-/** Every service a procedure's program may use. */
-export type CoreServices = Config | SqlClient.SqlClient | Layer.Layer.Success<typeof domainLayer>
+const domainLayer = Layer.merge(kernelLayer, areasLayer)
+
+declare module "./services.js" {
+  interface ServiceRegistry {
+    readonly core: Config | SqlClient.SqlClient | Layer.Layer.Success<typeof domainLayer>
+  }
+}
 
 export interface RuntimeOptions {
   /** Log level for core's structured logs; `None` silences them (the CLI). */
@@ -86,5 +94,3 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
 /** Built once at startup and disposed on shutdown; never per request (design.md section 5). */
 export const makeRuntime = (config: CoreConfig, options: RuntimeOptions = {}) =>
   ManagedRuntime.make(coreLayer(config, options))
-
-export type CoreRuntime = ManagedRuntime.ManagedRuntime<CoreServices, unknown>

@@ -3,7 +3,7 @@ import { AccountMail } from "./accounts/mail.js"
 import { Outbox } from "./email/service.js"
 import { runWorker, type WorkerOptions } from "./jobs/worker.js"
 import { Nfce } from "./nfce/service.js"
-import type { CoreRuntime } from "./runtime.js"
+import type { CoreRuntime } from "./services.js"
 import { Surveys } from "./surveys/service.js"
 
 export interface WorkersOptions extends WorkerOptions {

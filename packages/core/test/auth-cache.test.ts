@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { authEntries, type Authenticated, type VerifiedToken } from "../src/auth/cache.js"
+import { authEntries, type Authenticated, type VerifiedToken } from "../src/auth-cache.js"
 import type { EmpresaId, KeyId, UserId } from "../src/ids.js"
 
 const grant = (key: string, empresa = "e1"): Authenticated => {

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Ref } from "effect"
 import { Conflict } from "../src/errors.js"
-import { Idempotency } from "../src/idempotency/service.js"
+import { Idempotency } from "../src/idempotency.js"
 import { newEmpresa, TestCore } from "./support.js"
 
 layer(TestCore, { timeout: 60_000 })("Idempotency.once", (it) => {

@@ -3,7 +3,8 @@ import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schedule, TestServices } from "effect"
 import { JobFailed, type ClaimedJob } from "../src/jobs/contracts.js"
 import { Jobs } from "../src/jobs/service.js"
-import { runWorker, type JobHandler } from "../src/jobs/worker.js"
+import type { JobHandler } from "../src/jobs/contracts.js"
+import { runWorker } from "../src/jobs/worker.js"
 import { testCore } from "./support.js"
 
 /** Backoff of 1 s doubling to at most 4 s, three tries, and a 2 s lease. */

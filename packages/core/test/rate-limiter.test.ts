@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { RateLimiter } from "../src/auth/rate-limiter.js"
+import { RateLimiter } from "../src/rate-limiter.js"
 import { testCore } from "./support.js"
 
 /**

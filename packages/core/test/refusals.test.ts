@@ -2,10 +2,10 @@ import { TRPCError } from "@trpc/server"
 import { getHTTPStatusCodeFromError } from "@trpc/server/http"
 import { Effect, Logger, LogLevel, ManagedRuntime } from "effect"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
-import { LOCAL_ADMIN } from "../src/auth/principal.js"
+import { LOCAL_ADMIN } from "../src/principal.js"
 import { createRequestContext } from "../src/context.js"
 import { Conflict, ERROR_KINDS } from "../src/errors.js"
-import type { CoreRuntime } from "../src/runtime.js"
+import type { CoreRuntime } from "../src/services.js"
 import { createCallerFactory, publicProcedure, refuses, router, runEffect } from "../src/trpc.js"
 
 // These procedures use no service, so a runtime without any (and silent) is enough.

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { UserId } from "../src/ids.js"
-import { TEAM_ROLES, type TeamRole } from "../src/team/contracts.js"
+import { TEAM_ROLES, type TeamRole } from "../src/roles.js"
 import { Team } from "../src/team/service.js"
 import { newEmpresa, TestCore } from "./support.js"
 

@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
 import { createHash, randomBytes } from "node:crypto"
-import { AuthCache } from "../auth/cache.js"
+import { AuthCache } from "../auth-cache.js"
 import { Config } from "../config.js"
 import { humanCode } from "../codes.js"
 import { Conflict, NotFound, Unauthenticated, ValidationFailed } from "../errors.js"
@@ -26,6 +26,9 @@ import { AccessTokens } from "./tokens.js"
 import { LoginThrottle } from "./throttle.js"
 import { verifiedTokens } from "./verified-tokens.js"
 import { traced } from "../tracing.js"
+
+/** The client record of a user at one empresa, which the stores' procedures of the end-user API act on. */
+export { userClientAt, type UserClient } from "./user-clients.js"
 
 const DAY = 24 * 60 * 60
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import type { AuthCache, VerifiedToken } from "../auth/cache.js"
+import type { AuthCache, VerifiedToken } from "../auth-cache.js"
 
 const digestOf = (token: string) => createHash("sha256").update(token).digest("base64")
 

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
-import { RateLimiter } from "./rate-limiter.js"
+import { KeyAuthority } from "../admission.js"
 import { ApiKeys } from "./service.js"
 
-/** This area's services, merged into the core runtime. */
-export const layer = Layer.mergeAll(ApiKeys.Default, RateLimiter.Default)
+/** This area's services, merged into the core runtime; its keys admit the company and admin APIs' callers. */
+export const layer = Layer.effect(KeyAuthority, ApiKeys).pipe(Layer.provideMerge(ApiKeys.Default))

@@ -1,16 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 import { Config } from "../config.js"
-import { BadRequest, Forbidden, NotFound, RateLimited, Unauthenticated } from "../errors.js"
+import { Forbidden, NotFound, RateLimited, Unauthenticated } from "../errors.js"
 import { expiringMap } from "../expiring-map.js"
 import type { EmpresaId, KeyId } from "../ids.js"
-import { addressBucket } from "./address.js"
-import { AuthCache } from "./cache.js"
-import { bearerOf, type Credentials, type Principal } from "./principal.js"
+import { addressBucket } from "../address.js"
+import { AuthCache } from "../auth-cache.js"
+import type { Grant } from "../admission.js"
+import type { Principal } from "../principal.js"
 import type { ApiKeyCreated, ApiKeyRecord, ApiKeyScope } from "./contracts.js"
-import { RateLimiter } from "./rate-limiter.js"
+import { RateLimiter } from "../rate-limiter.js"
 import { traced } from "../tracing.js"
 
 const KEY_PATTERN = /^fid_[A-Za-z0-9_-]{32,128}$/
@@ -22,37 +23,6 @@ const sha256 = (value: string) => digest(value).toString("hex")
 const newKey = () => {
   const key = `fid_${randomBytes(24).toString("base64url")}`
   return { key, prefix: key.slice(0, 12), hash: sha256(key) }
-}
-
-/**
- * Picks the one credential out of the two headers the spec allows (section 5): both present with
- * different values is a 400; a non-Bearer Authorization is a malformed credential. An Either, so
- * admission can read it without running a program.
- */
-export const presentedKey = (credentials: Credentials): Either.Either<string, BadRequest | Unauthenticated> => {
-  const header = credentials.apiKey?.trim() || undefined
-  const authorization = credentials.authorization?.trim() || undefined
-  let bearer: string | undefined
-  if (authorization !== undefined) {
-    bearer = bearerOf(authorization)
-    if (bearer === undefined) {
-      return Either.left(new Unauthenticated({ message: "Authorization header must be 'Bearer <API key>'" }))
-    }
-  }
-  if (header !== undefined && bearer !== undefined && header !== bearer) {
-    return Either.left(new BadRequest({ message: "X-API-Key and Authorization carry different keys; send only one" }))
-  }
-  const key = header ?? bearer
-  if (key === undefined) {
-    return Either.left(new Unauthenticated({ message: "Missing API key: send it in the X-API-Key header" }))
-  }
-  return Either.right(key)
-}
-
-/** What a key grants: who it is, and the budget its calls count against. */
-export interface Grant {
-  readonly principal: Principal
-  readonly bucket: string
 }
 
 /** One answer for a key that never existed and one that was revoked: a guesser learns nothing from it. */

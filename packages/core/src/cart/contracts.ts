@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { JsonNumber, Timestamp, Uuid } from "../contracts.js"
 import { CouponUid, EmpresaId, ProductId } from "../ids.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 
 export const CartId = Uuid.brand<"CartId">()
 export type CartId = z.infer<typeof CartId>

@@ -1,5 +1,5 @@
 import { refuses, router, runEffect, userProcedure } from "../trpc.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 import {
   AddToCartInput,
   AddToCartResult,

@@ -1,4 +1,3 @@
-import { clientTimeline } from "../timeline/router.js"
 import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import {
   Client,
@@ -11,8 +10,30 @@ import {
   ListClientsInput
 } from "./contracts.js"
 import { Clients } from "./service.js"
+import { TimelineInput, TimelinePage } from "../timeline/contracts.js"
+import { Timeline } from "../timeline/service.js"
 
 const tags = ["Clients"]
+
+/** `get_client_timeline`: the timeline area's read, under /clients. */
+const clientTimeline = companyProcedure
+  .concat(refuses("NOT_FOUND"))
+  .meta({
+    openapi: {
+      method: "GET",
+      path: "/clients/{client_id}/timeline",
+      tags: ["Clients"],
+      summary: "Get a client's timeline",
+      description:
+        "The client's activity in this empresa, newest first and paginated: purchases and credits, " +
+        "rewards and coupons (negative points when spent), referrals and interactions. " +
+        "Filter with repeated `category` and a `from`/`to` window."
+    },
+    tool: { name: "get_client_timeline", readOnly: true }
+  })
+  .input(TimelineInput)
+  .output(TimelinePage)
+  .query(({ ctx, input }) => runEffect(ctx, Timeline.forClient(ctx.empresaId, input)))
 
 export const clientsRouter = router({
   list: companyProcedure

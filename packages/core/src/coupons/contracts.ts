@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { PageQuery, Timestamp, Uuid, paginated } from "../contracts.js"
 import { ClientId, CouponUid, ProductId } from "../ids.js"
-import { PointsAmount } from "../points/contracts.js"
+import { PointsAmount } from "../amounts.js"
 
 const CouponStatus = z
   .enum(["active", "used", "expired", "cancelled"])

@@ -1,5 +1,5 @@
 import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 import { Coupon, CouponPage, CouponRef, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
 import { Coupons } from "./service.js"
 

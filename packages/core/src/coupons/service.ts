@@ -9,7 +9,7 @@ import { Conflict, NotFound, tooLarge, ValidationFailed } from "../errors.js"
 import type { ClientId, CouponUid, EmpresaId, ProductId } from "../ids.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
-import { recordEvent } from "../timeline/events.js"
+import { recordEvent } from "../timeline/service.js"
 import type { Coupon, GenerateCouponInput, ListCouponsInput } from "./contracts.js"
 import { traced, span } from "../tracing.js"
 

@@ -28,6 +28,13 @@ import { EmailTokens, LINK_LIFETIME_DAYS, type TokenKind } from "./tokens.js"
 import { Mailer } from "./transport.js"
 import { traced, span } from "../tracing.js"
 
+/**
+ * The transport and the account messages, for the account mail that travels on its own queue
+ * (docs/decisions.md "Account mail beside the outbox").
+ */
+export { Mailer } from "./transport.js"
+export { resetPasswordMessage, verifyEmailMessage, type AccountLink } from "./render.js"
+
 /** The queue the outbox's jobs travel on. */
 export const EMAIL_QUEUE = "email"
 

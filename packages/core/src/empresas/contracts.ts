@@ -2,12 +2,16 @@ import { z } from "zod"
 import { Flag, HttpUrl, JsonNumber, Timestamp } from "../contracts.js"
 import { Cnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
-import {
-  DEFAULT_NFCE_MAX_AGE_DAYS,
-  DEFAULT_NFCE_MAX_TOTAL,
-  DEFAULT_NFCE_RECEIPTS_PER_DAY,
-  NFCE_TOTAL_LIMIT
-} from "../nfce/contracts.js"
+
+/** The age limit an empresa gets when it sets none (docs/decisions.md, "NFC-e age limit"). */
+export const DEFAULT_NFCE_MAX_AGE_DAYS = 30
+
+/** The largest receipt total (BRL) an empresa accepts when it sets none ("NFC-e: pending offline receipts"). */
+export const DEFAULT_NFCE_MAX_TOTAL = 10_000
+/** The highest ceiling an empresa may set: `nfce_invoices.valor_total` (numeric(12,2)) holds it. */
+export const NFCE_TOTAL_LIMIT = 10_000_000
+/** Receipts one user may scan at one store in 24 hours when the empresa sets no other number. */
+export const DEFAULT_NFCE_RECEIPTS_PER_DAY = 5
 
 /**
  * A first, offline check that reports with the other fields; the service then holds the zone to

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { jsonb, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { AuthCache } from "../auth/cache.js"
+import { AuthCache } from "../auth-cache.js"
 import { Conflict, NotFound, ValidationFailed } from "../errors.js"
 import type { EmpresaId } from "../ids.js"
 import type { CreateEmpresaInput, Empresa, EmpresaSettings, UpdateEmpresaInput } from "./contracts.js"

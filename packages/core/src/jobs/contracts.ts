@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { Data, type Effect } from "effect"
 
 /** What the jobs table holds for one unit of background work (migration 0013). */
 
@@ -40,3 +40,15 @@ export class JobFailed extends Data.TaggedError("JobFailed")<{
   readonly message: string
   readonly permanent?: boolean
 }> {}
+
+/** What a queue's jobs do. */
+export interface JobHandler<R = never> {
+  readonly queue: string
+  /**
+   * One try, outside any transaction (an SMTP send must not hold the embedded database's only
+   * connection). Fails with JobFailed to try again later; a defect counts as a failed try too.
+   */
+  readonly run: (job: ClaimedJob) => Effect.Effect<JobDone, JobFailed, R>
+  /** Runs in the transaction that marks the job dead, so the rows it names say so too. */
+  readonly onDead?: ((job: ClaimedJob, error: string) => Effect.Effect<void, never, R>) | undefined
+}

@@ -3,21 +3,9 @@ import { dieOnSqlError } from "@fidelis/db"
 import { Cause, Deferred, Duration, Effect, Random } from "effect"
 import { hostname } from "node:os"
 import { Config } from "../config.js"
-import { JobFailed, type ClaimedJob, type JobDone } from "./contracts.js"
+import { JobFailed, type ClaimedJob, type JobHandler } from "./contracts.js"
 import { Jobs } from "./service.js"
 import { span } from "../tracing.js"
-
-/** What a queue's jobs do. */
-export interface JobHandler<R = never> {
-  readonly queue: string
-  /**
-   * One try, outside any transaction (an SMTP send must not hold the embedded database's only
-   * connection). Fails with JobFailed to try again later; a defect counts as a failed try too.
-   */
-  readonly run: (job: ClaimedJob) => Effect.Effect<JobDone, JobFailed, R>
-  /** Runs in the transaction that marks the job dead, so the rows it names say so too. */
-  readonly onDead?: ((job: ClaimedJob, error: string) => Effect.Effect<void, never, R>) | undefined
-}
 
 export interface WorkerOptions {
   /** Jobs claimed, and run side by side, at a time; default 4. */

@@ -3,7 +3,7 @@ import { inTransaction, onUniqueViolation, sqlErrorsAsDefects } from "@fidelis/d
 import { Effect } from "effect"
 import { Conflict, NotFound } from "../errors.js"
 import type { CardId, ClientId, EmpresaId, ProgramId } from "../ids.js"
-import { insertEvent, recordEvent } from "../timeline/events.js"
+import { insertEvent, recordEvent } from "../timeline/service.js"
 import type {
   ClaimResult,
   IssueCardInput,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { inTransaction, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { userClientAt } from "../accounts/user-clients.js"
+import { userClientAt } from "../accounts/service.js"
 import { Empresas } from "../empresas/service.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { CardId, EmpresaId, ProgramId, UserId } from "../ids.js"

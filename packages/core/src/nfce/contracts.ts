@@ -2,6 +2,7 @@ import { z } from "zod"
 import { Instant, PageQuery, paginated, QueryFlag, Timestamp } from "../contracts.js"
 import { AlphanumericCnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
+import { DEFAULT_NFCE_MAX_AGE_DAYS } from "../empresas/contracts.js"
 
 /** The 27 federative units, by the abbreviation people and the allow-list use. */
 export const Uf = z.enum([
@@ -116,16 +117,6 @@ export type InvoiceOutcome =
   | { readonly status: "not_found"; readonly detail: string }
   /** Worth another try later: a timeout, a 5xx, a page we could not read. */
   | { readonly status: "unavailable"; readonly detail: string }
-
-/** The age limit an empresa gets when it sets none (docs/decisions.md, "NFC-e age limit"). */
-export const DEFAULT_NFCE_MAX_AGE_DAYS = 30
-
-/** The largest receipt total (BRL) an empresa accepts when it sets none ("NFC-e: pending offline receipts"). */
-export const DEFAULT_NFCE_MAX_TOTAL = 10_000
-/** The highest ceiling an empresa may set: `nfce_invoices.valor_total` (numeric(12,2)) holds it. */
-export const NFCE_TOTAL_LIMIT = 10_000_000
-/** Receipts one user may scan at one store in 24 hours when the empresa sets no other number. */
-export const DEFAULT_NFCE_RECEIPTS_PER_DAY = 5
 
 export const InspectInput = z
   .object({

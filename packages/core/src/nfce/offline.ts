@@ -1,6 +1,6 @@
 import type { NfceOfflineConfig } from "../config.js"
 import type { Settings } from "../empresas/contracts.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 import type { InvoiceOutcome } from "./contracts.js"
 
 /** Points for a total in centavos: whole points only, never rounded up. */

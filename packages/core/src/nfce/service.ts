@@ -9,9 +9,9 @@ import { Conflict, Forbidden, NotFound, RateLimited, ValidationFailed } from "..
 import type { ClientId, EmpresaId, UserId } from "../ids.js"
 import { JobFailed, type ClaimedJob } from "../jobs/contracts.js"
 import { Jobs } from "../jobs/service.js"
-import type { JobHandler } from "../jobs/worker.js"
+import type { JobHandler } from "../jobs/contracts.js"
 import { Points } from "../points/service.js"
-import { recordEvent } from "../timeline/events.js"
+import { recordEvent } from "../timeline/service.js"
 import type {
   DecodedQr,
   DecodeQrResult,

@@ -1,17 +1,7 @@
 import { z } from "zod"
-import { JsonNumber, Uuid } from "../contracts.js"
+import { MAX_POINTS, PointsAmount } from "../amounts.js"
+import { Uuid } from "../contracts.js"
 import { ClientId, EmpresaId } from "../ids.js"
-
-/**
- * The most points one figure holds: a credit, a bonus, a product's or a reward's cost, an order's
- * or a redemption's total, and a client's balance (docs/decisions.md, "Bounded sums"). Any two of
- * them add up inside the int4 columns that copy an amount (2 × 10^9 < 2^31), and a sum over
- * millions of balances stays a safe integer in JavaScript.
- */
-export const MAX_POINTS = 1_000_000_000
-
-/** A positive amount of points, at most `MAX_POINTS`. */
-export const PointsAmount = JsonNumber(z.number().int().min(1).max(MAX_POINTS))
 
 export const PointsBalance = z
   .object({

@@ -1,6 +1,7 @@
 import { ClientRef } from "../clients/contracts.js"
 import { companyProcedure, idempotentCompanyProcedure, refuses, router, runEffect, runIdempotent } from "../trpc.js"
-import { CreditPointsInput, CreditPointsResult, MAX_POINTS, PointsBalance } from "./contracts.js"
+import { MAX_POINTS } from "../amounts.js"
+import { CreditPointsInput, CreditPointsResult, PointsBalance } from "./contracts.js"
 import { Points } from "./service.js"
 
 const tags = ["Points"]

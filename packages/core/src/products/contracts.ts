@@ -1,16 +1,7 @@
 import { z } from "zod"
 import { Flag, HttpUrl, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId } from "../ids.js"
-import { MAX_POINTS, PointsAmount } from "../points/contracts.js"
-
-/**
- * The most BRL one amount holds (a price, a cashback, a wallet's cashback balance): ten times it
- * still fits the numeric(12, 2) columns, and a hundred times the numeric(14, 2) ones.
- */
-export const MAX_MONEY = 1_000_000_000
-
-/** BRL amounts: cents precision, as the numeric(12, 2) columns store them (never silently rounded). */
-export const Money = JsonNumber(z.number().min(0).max(MAX_MONEY).multipleOf(0.01))
+import { MAX_POINTS, Money, PointsAmount } from "../amounts.js"
 
 /** The largest stock a store sets, and where units given back stop adding (int4 holds twice it). */
 export const MAX_STOCK = 1_000_000_000

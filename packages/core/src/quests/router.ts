@@ -1,6 +1,4 @@
 import { z } from "zod"
-import { ListResponsesInput, QuestResponsePage } from "../surveys/contracts.js"
-import { Surveys } from "../surveys/service.js"
 import { companyProcedure, refuses, router, runEffect } from "../trpc.js"
 import { CreateQuestInput, ListQuestsInput, Quest, UpdateQuestInput } from "./contracts.js"
 import { Quests } from "./service.js"
@@ -63,24 +61,5 @@ export const questsRouter = router({
     })
     .input(UpdateQuestInput)
     .output(Quest)
-    .mutation(({ ctx, input }) => runEffect(ctx, Quests.update(ctx.empresaId, input))),
-  responses: companyProcedure
-    .concat(refuses("NOT_FOUND"))
-    .meta({
-      openapi: {
-        method: "GET",
-        path: "/quests/{quest_id}/responses",
-        tags,
-        summary: "List a quest's responses",
-        description:
-          "The responses to one survey, newest first (paginated), with their answers, scores, contact and " +
-          "review/alert flags. Filters: `band` (by NPS when the response has one: 9-10 promoter, 7-8 passive, " +
-          "0-6 detractor; else by CSAT: 5 promoter, 4 passive, 1-3 detractor), `from` (inclusive) and `to` " +
-          "(exclusive) on the submission time. Unknown quest: NOT_FOUND."
-      },
-      tool: { name: "list_quest_responses", adminOnly: true, readOnly: true }
-    })
-    .input(ListResponsesInput)
-    .output(QuestResponsePage)
-    .query(({ ctx, input }) => runEffect(ctx, Surveys.responses(ctx.empresaId, input)))
+    .mutation(({ ctx, input }) => runEffect(ctx, Quests.update(ctx.empresaId, input)))
 })

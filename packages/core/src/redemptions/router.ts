@@ -1,6 +1,6 @@
 import { FileBody } from "../contracts.js"
-import { MAX_MONEY } from "../products/contracts.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_MONEY } from "../amounts.js"
+import { MAX_POINTS } from "../amounts.js"
 import {
   companyProcedure,
   publicProcedure,

@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { inTransaction, jsonb, sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect } from "effect"
-import { userClientAt } from "../accounts/user-clients.js"
+import { userClientAt } from "../accounts/service.js"
 import { databaseNow } from "../clock.js"
 import { humanCode } from "../codes.js"
 import { Config } from "../config.js"
@@ -10,11 +10,11 @@ import { Empresas } from "../empresas/service.js"
 import { Conflict, NotFound, tooLarge } from "../errors.js"
 import { qrSvg } from "../qr.js"
 import type { CardId, ClientId, EmpresaId, RewardId, UserId } from "../ids.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Rewards } from "../rewards/service.js"
-import { insertEvent, recordEvent } from "../timeline/events.js"
+import { insertEvent, recordEvent } from "../timeline/service.js"
 import type {
   ListRedemptionsInput,
   RedeemInput,

@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { Flag, Instant, JsonNumber, Timestamp } from "../contracts.js"
 import { CampaignId, EmpresaId } from "../ids.js"
-import { MAX_POINTS } from "../points/contracts.js"
+import { MAX_POINTS } from "../amounts.js"
 
 const Bonus = JsonNumber(z.number().int().min(0).max(MAX_POINTS))
 

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { ReferralCodes } from "./codes.js"
-import { ReferralCompletion } from "./completion.js"
+import { ReferralCompletion } from "./service.js"
 import { ReferralCampaigns } from "./service.js"
 
 /** This area's services, merged into the core runtime. */

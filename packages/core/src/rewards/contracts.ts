@@ -1,8 +1,9 @@
 import { z } from "zod"
 import { Flag, Instant, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
 import { ProductId, RewardId } from "../ids.js"
-import { MAX_POINTS, PointsAmount } from "../points/contracts.js"
-import { Money, Stock } from "../products/contracts.js"
+import { MAX_POINTS, PointsAmount } from "../amounts.js"
+import { Stock } from "../products/contracts.js"
+import { Money } from "../amounts.js"
 
 const RewardProduct = z
   .object({

@@ -1,8 +1,10 @@
-import { deduplicatedPublicProcedure, publicProcedure, refuses, router, runEffect } from "../trpc.js"
+import { companyProcedure, deduplicatedPublicProcedure, publicProcedure, refuses, router, runEffect } from "../trpc.js"
 import {
   ActiveSurvey,
   ActiveSurveyInput,
   ContactResult,
+  ListResponsesInput,
+  QuestResponsePage,
   SaveContactInput,
   SubmissionResult,
   SubmitResponseInput
@@ -84,4 +86,30 @@ export const surveysRouter = router({
     .input(SaveContactInput)
     .output(ContactResult)
     .mutation(({ ctx, input }) => runEffect(ctx, Surveys.contact(input)))
+})
+
+/**
+ * `list_quest_responses`: the responses this area collects, under the company API's /quests (the
+ * composition root mounts it beside the quests router, whose area knows nothing of responses).
+ */
+export const questResponsesRouter = router({
+  responses: companyProcedure
+    .concat(refuses("NOT_FOUND"))
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/quests/{quest_id}/responses",
+        tags: ["Quests"],
+        summary: "List a quest's responses",
+        description:
+          "The responses to one survey, newest first (paginated), with their answers, scores, contact and " +
+          "review/alert flags. Filters: `band` (by NPS when the response has one: 9-10 promoter, 7-8 passive, " +
+          "0-6 detractor; else by CSAT: 5 promoter, 4 passive, 1-3 detractor), `from` (inclusive) and `to` " +
+          "(exclusive) on the submission time. Unknown quest: NOT_FOUND."
+      },
+      tool: { name: "list_quest_responses", adminOnly: true, readOnly: true }
+    })
+    .input(ListResponsesInput)
+    .output(QuestResponsePage)
+    .query(({ ctx, input }) => runEffect(ctx, Surveys.responses(ctx.empresaId, input)))
 })

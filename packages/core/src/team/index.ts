@@ -1,5 +1,6 @@
 import { Layer } from "effect"
+import { StaffAuthority } from "../admission.js"
 import { Team } from "./service.js"
 
-/** This area's service (empresas' teams and the staff routes' role check), merged into the core runtime. */
-export const layer = Layer.mergeAll(Team.Default)
+/** This area's service (empresas' teams), merged into the core runtime; it authorizes the staff routes. */
+export const layer = Layer.effect(StaffAuthority, Team).pipe(Layer.provideMerge(Team.Default))

@@ -4,13 +4,8 @@ import { Effect } from "effect"
 import { humanCode } from "../codes.js"
 import { Conflict, Forbidden, NotFound, ValidationFailed } from "../errors.js"
 import type { EmpresaId, KeyId, TeamMemberId, UserId } from "../ids.js"
-import {
-  roleCovers,
-  type ChangeRoleInput,
-  type InviteMemberInput,
-  type TeamMember,
-  type TeamRole
-} from "./contracts.js"
+import { roleCovers, type FieldRoot, type StaffMembership, type TeamRole } from "../roles.js"
+import type { ChangeRoleInput, InviteMemberInput, TeamMember } from "./contracts.js"
 import { traced } from "../tracing.js"
 
 /** A role counts once its user has an account (a password) with a verified email, as a balance does. */
@@ -20,15 +15,6 @@ const MEMBER_COLUMNS = `
   m.id, m.user_id, u.nome, u.email, m.role,
   CASE WHEN ${ACTIVE} THEN 'active' ELSE 'invited' END AS status,
   m.created_at`
-
-/** Where the staff route's caller sent `empresa_id` (query or body), for a 422's `loc`. */
-export type FieldRoot = "query" | "body" | "path"
-
-/** The empresa a staff call acts on, and the caller's role there. */
-export interface StaffMembership {
-  readonly empresaId: EmpresaId
-  readonly role: TeamRole
-}
 
 const memberNotFound = (memberId: TeamMemberId) => new NotFound({ resource: "Team member", id: memberId })
 

@@ -7,6 +7,9 @@ import type { ClientId, EmpresaId, UserId } from "../ids.js"
 import type { EventType, TimelineInput, UserTimelineInput } from "./contracts.js"
 import { traced } from "../tracing.js"
 
+/** The event writers every area records its changes with, in its own transaction. */
+export { insertEvent, recordEvent, type ActivityEvent, type EventRow } from "./events.js"
+
 interface Row {
   readonly id: string
   readonly type: EventType

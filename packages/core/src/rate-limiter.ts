@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { sqlErrorsAsDefects } from "@fidelis/db"
 import { Effect, Exit, Runtime, type Scope } from "effect"
-import { Config } from "../config.js"
-import { Unavailable } from "../errors.js"
-import { span } from "../tracing.js"
+import { Config } from "./config.js"
+import { Unavailable } from "./errors.js"
+import { span } from "./tracing.js"
 
 /** The state of one budget after counting a request, as the `X-RateLimit-*` headers show it. */
 export interface RateWindow {

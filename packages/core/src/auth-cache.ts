@@ -3,9 +3,9 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { listen, LISTENER_APPLICATION } from "@fidelis/db"
 import { Duration, Effect, Runtime } from "effect"
 import { randomUUID } from "node:crypto"
-import { Config, directDatabaseUrl } from "../config.js"
-import { expiringMap } from "../expiring-map.js"
-import type { EmpresaId, KeyId, UserId } from "../ids.js"
+import { Config, directDatabaseUrl } from "./config.js"
+import { expiringMap } from "./expiring-map.js"
+import type { EmpresaId, KeyId, UserId } from "./ids.js"
 import type { Principal } from "./principal.js"
 
 /** A successful authentication, as cached. */

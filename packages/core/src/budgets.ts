@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { RateLimited } from "../errors.js"
-import type { UserId } from "../ids.js"
+import { RateLimited } from "./errors.js"
+import type { UserId } from "./ids.js"
 import type { Principal } from "./principal.js"
 import { RateLimiter, type Budget, type RateWindow } from "./rate-limiter.js"
 
@@ -17,11 +17,23 @@ export interface Meter {
 }
 
 /**
- * One key lookup per HTTP request, however many calls it carries (a tRPC batch, MCP messages);
- * each call still counts against the budget (`authenticate`).
+ * A request's admission, shared by every call it carries (a tRPC batch, MCP messages): created
+ * with its context, changed only here. tRPC copies the context for each call and each middleware;
+ * the copies share this object.
+ */
+export interface AdmissionState {
+  key?: Admission
+  user?: UserAdmission
+  /** The client address's budget as the response headers show it (public and account procedures). */
+  address?: Meter
+}
+
+/**
+ * One key lookup per HTTP request, however many calls it carries; each call still counts against
+ * the budget (`authenticateCall`).
  */
 export interface Admission extends Meter {
-  readonly key: Promise<AdmittedKey>
+  readonly admitted: Promise<AdmittedKey>
   /** Procedure calls made so far; the request's own count covers the first. */
   calls: number
   /** Whether the request's own count is still to be made (admitted without running a program). */
