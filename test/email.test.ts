@@ -108,7 +108,7 @@ const tokenOf = (path: string) =>
     .at(-1)!
     .replace(/\.gif$/, "")
 
-describe("email through the outbox (design.md, Surveys and email)", () => {
+describe("email through the outbox (docs/architecture.md, "Surveys and email")", () => {
   it("a test message reaches the SMTP server with its tracking links and one-click unsubscribe headers", async () => {
     const tenant = await tenantWithAlerts(server)
     const queued = await sendTest(server, tenant)

@@ -12,7 +12,7 @@ type PathsOf<TRecord> = {
 /** A procedure's dotted path in a router, e.g. `points.credit`. */
 export type ProcedurePath<TRouter extends AnyRouter = AppRouter> = PathsOf<TRouter["_def"]["record"]>
 
-/** One procedure as every adapter sees it (design.md section 5: adapters read procedure metadata). */
+/** One procedure as every adapter sees it (docs/architecture.md, "Runtime and adapters": adapters read procedure metadata). */
 export interface ProcedureEntry<TPath extends string = ProcedurePath> {
   readonly path: TPath
   readonly type: "query" | "mutation"
@@ -32,7 +32,7 @@ interface ProcedureDef {
 }
 
 const entryOf = <TPath extends string>(path: TPath, def: ProcedureDef): ProcedureEntry<TPath> => {
-  // Every surface derives options, arguments and documents from one object input (design.md section 5).
+  // Every surface derives options, arguments and documents from one object input (docs/architecture.md, "Runtime and adapters").
   const [input, ...more] = def.inputs
   if (more.length > 0 || (input !== undefined && !(input instanceof z.ZodObject))) {
     throw new Error(`Procedure ${path}: its input must be a single z.object`)

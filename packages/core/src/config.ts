@@ -38,7 +38,7 @@ export interface CoreConfig {
   readonly rateLimitPerMinute: number
   /** Requests per minute per admin key; higher, since support tooling scripts against it. */
   readonly adminRateLimitPerMinute: number
-  /** How long an idempotency record is kept (design.md section 2: 24 h). */
+  /** How long an idempotency record is kept (docs/architecture.md, "Storage": 24 h). */
   readonly idempotencyTtlSeconds: number
   /**
    * Test-only: how far ahead of the database's now() redemption deadlines and email links are judged, so a test can

@@ -174,7 +174,7 @@ export interface ErrorKind {
   readonly meaning: string
 }
 
-/** The one error table (design.md section 1): every kind of error core gives, on every surface. */
+/** The one error table (docs/architecture.md, "Errors"): every kind of error core gives, on every surface. */
 export const ERROR_KINDS = {
   BadRequest: {
     status: 400,

@@ -8,7 +8,7 @@ import { span } from "./tracing.js"
 import type { EmpresaId } from "./ids.js"
 import type { IdempotencyMode } from "./meta.js"
 
-/** How every surface names and bounds the key of an idempotent write (design.md section 2). */
+/** How every surface names and bounds the key of an idempotent write (docs/architecture.md, "Storage"). */
 export const IDEMPOTENCY_KEY = { header: "X-Idempotency-Key", minLength: 1, maxLength: 255 } as const
 
 /** A lifetime as people read it: "24 h", "90 min", "45 s". */
@@ -63,7 +63,7 @@ const fingerprintOf = (request: unknown) =>
 
 /**
  * Runs an effect at most once per (empresa, operation, key), recording its response in the same
- * transaction as the effect itself (design.md section 2). A transaction-scoped advisory lock tells a
+ * transaction as the effect itself (docs/architecture.md, "Storage"). A transaction-scoped advisory lock tells a
  * concurrent duplicate (409) from a finished one (replayed).
  */
 export class Idempotency extends Effect.Service<Idempotency>()("core/Idempotency", {

@@ -116,7 +116,7 @@ const frameworkDetail = (error: TRPCError): string => {
 export const RATE_LIMIT_EXCEEDED = "RATE_LIMIT_EXCEEDED"
 
 /**
- * The one translation from a procedure failure to the wire (design.md section 1). Internal errors
+ * The one translation from a procedure failure to the wire (docs/architecture.md, "Errors"). Internal errors
  * never carry their message out: it may hold SQL or stack details.
  */
 export const problemOf = (error: TRPCError, requestId: string): Problem => {

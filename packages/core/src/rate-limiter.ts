@@ -194,7 +194,7 @@ const redisCounters = (url: string) =>
 
 /**
  * The same windows counted in this process. Used only with the embedded database, which exactly
- * one process can open (design.md section 2), so the count is still the whole budget.
+ * one process can open (docs/architecture.md, "Storage"), so the count is still the whole budget.
  */
 const localCounters = Effect.sync(() => {
   const counters = new Map<string, { window: number; count: number }>()

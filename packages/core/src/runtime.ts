@@ -91,6 +91,6 @@ export const coreLayer = (config: CoreConfig, options: RuntimeOptions = {}) => {
   return domainLayer.pipe(Layer.provideMerge(infra), Layer.provideMerge(logging))
 }
 
-/** Built once at startup and disposed on shutdown; never per request (design.md section 5). */
+/** Built once at startup and disposed on shutdown; never per request (docs/architecture.md, "Runtime and adapters"). */
 export const makeRuntime = (config: CoreConfig, options: RuntimeOptions = {}) =>
   ManagedRuntime.make(coreLayer(config, options))

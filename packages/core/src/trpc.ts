@@ -172,7 +172,7 @@ export const idempotentCompanyProcedure = companyProcedure.meta({ idempotent: "r
 export const deduplicatedPublicProcedure = publicProcedure.meta({ idempotent: "reject" }).use(idempotencyKeyChecked)
 
 /**
- * Runs a company write at most once per X-Idempotency-Key (design.md section 2): the program and
+ * Runs a company write at most once per X-Idempotency-Key (docs/architecture.md, "Storage"): the program and
  * its stored response share one transaction, and a replay is marked `Idempotent-Replayed: true`.
  * A duplicate still in flight is refused with IDEMPOTENCY_IN_FLIGHT, which the procedure declares.
  */

@@ -2,7 +2,7 @@ import { z } from "zod"
 import { closest } from "./closest.js"
 
 /**
- * Validation messages for people, set once as zod's error map (design.md section 1: every surface
+ * Validation messages for people, set once as zod's error map (docs/architecture.md, "Errors": every surface
  * shows core's messages). A message a schema sets itself still wins. Messages say why, not which
  * field: every surface shows them beside the field's `loc`.
  */

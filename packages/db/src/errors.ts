@@ -107,7 +107,7 @@ type SqlErrorsAsDefects<S> = {
 }
 
 /**
- * A service's boundary (design.md section 5): its methods' infrastructure failures become
+ * A service's boundary (docs/architecture.md, "Runtime and adapters"): its methods' infrastructure failures become
  * defects, so each error type lists only the refusals, classified inside the method
  * (`onUniqueViolation`). Generic methods lose their type parameters here: pipe those through
  * `dieOnSqlError` instead.

@@ -3,7 +3,7 @@ import { escapeHtml as e, type ActiveSurvey } from "@fidelis/core"
 import { DEFAULT_BRAND, pageHtml } from "../pages/shell.js"
 
 /**
- * The survey page's HTML (design.md "Surveys and email"): rendered here from the active-survey
+ * The survey page's HTML (docs/architecture.md, "Surveys and email"): rendered here from the active-survey
  * record, every database value escaped; the answers and the contact go to the public REST routes
  * from page.js. Copy is pt-BR: respondents are the empresa's Brazilian customers.
  */

@@ -19,7 +19,7 @@ const Password = z
 
 /**
  * A deliverable address. `no-email.invalid` is the domain of the technical logins a company's
- * client without an email gets (design.md section 3): nobody can receive mail there.
+ * client without an email gets (docs/architecture.md, "Tenancy and identity"): nobody can receive mail there.
  */
 export const Email = z
   .email("Invalid email address")

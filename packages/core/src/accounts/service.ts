@@ -56,7 +56,7 @@ interface UserRow extends AccountUser {
 }
 
 /**
- * End-user accounts and sessions (design.md "End user"; docs/decisions.md "End-user accounts").
+ * End-user accounts and sessions (docs/architecture.md, "End users"; docs/decisions.md "End-user accounts").
  * A session is a `sessions` row: a family of opaque refresh tokens of which exactly one is live
  * (each refresh rotates it, and presenting a rotated one again ends the session: theft detection),
  * and the access tokens (JWTs, AccessTokens) issued with them, which name it (`sid`) and die with it

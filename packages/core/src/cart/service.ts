@@ -26,7 +26,7 @@ const tooCostly = (loc: ReadonlyArray<string>, total: number) =>
   tooLarge(loc, `The cart would cost ${total} points, more than one order can spend (${MAX_POINTS})`)
 
 /**
- * A user's cart per store, ordered with points (design.md "End user"): one open cart per user and
+ * A user's cart per store, ordered with points (docs/architecture.md, "End users"): one open cart per user and
  * store (a unique partial index), prices and stock checked again at checkout, and the order is a
  * redemption the counter validates by its code.
  */

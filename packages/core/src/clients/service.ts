@@ -19,7 +19,7 @@ import { traced } from "../tracing.js"
 
 const CLIENT_COLUMNS = "id, nome, email, telefone, cpf, balance AS pontos, created_at, updated_at"
 
-/** A client created without an email still needs a login of its own (design.md section 3). */
+/** A client created without an email still needs a login of its own (docs/architecture.md, "Tenancy and identity"). */
 const loginOf = (email: string | undefined) => email ?? `client+${crypto.randomUUID()}@no-email.invalid`
 
 /** One imported row checked on its own against create_client's rules; blank cells are absent. */
@@ -87,7 +87,7 @@ export class Clients extends Effect.Service<Clients>()("core/Clients", {
 
     /**
      * Links the person to this empresa. An email that already has an end-user account links that
-     * account; without an email a technical login id is provisioned (design.md section 3).
+     * account; without an email a technical login id is provisioned (docs/architecture.md, "Tenancy and identity").
      */
     const create = traced("Clients.create")(function* (empresaId: EmpresaId, input: CreateClientInput) {
       const login = loginOf(input.email)

@@ -41,7 +41,7 @@ export const EMAIL_QUEUE = "email"
 /** A transparent 1x1 GIF, the open pixel. */
 const PIXEL = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
 
-/** The tracking routes, under the public base path (design.md, "Surveys and email"). */
+/** The tracking routes, under the public base path (docs/architecture.md, "Surveys and email"). */
 const ROUTES = "/api/v1/public/email"
 
 /** The events of message `m` of one kind. */

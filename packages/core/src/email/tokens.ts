@@ -67,7 +67,7 @@ const keyOf = Effect.gen(function* () {
 })
 
 /**
- * Signed links for emails (design.md, "Surveys and email"): a JWT with a fixed algorithm whose
+ * Signed links for emails (docs/architecture.md, "Surveys and email"): a JWT with a fixed algorithm whose
  * claims name the message, the empresa and, for a click, the target URL. A token that does not
  * verify (forged, altered, another kind, another algorithm) is simply absent: the routes answer 404.
  * It carries no expiry: its message's sending dates it (`LINK_LIFETIME_DAYS`).

@@ -38,7 +38,7 @@ export const ResearchField = z.discriminatedUnion("type", [RatingField, TextFiel
 export type ResearchField = z.infer<typeof ResearchField>
 
 /**
- * The standard survey every empresa has (design.md, "Surveys and email"): CSAT 1-5 and NPS 0-10,
+ * The standard survey every empresa has (docs/architecture.md, "Surveys and email"): CSAT 1-5 and NPS 0-10,
  * both required, and an optional comment. Respondents are the empresa's Brazilian customers, so the
  * copy is Portuguese; the empresa may rename it and change the description.
  */

@@ -140,7 +140,7 @@ export type BonusCredit<E> = (
  * Completes a user's pending referral (the code given at registration) at the user's first purchase
  * credit at a store running a referral campaign: both sides get that campaign's bonuses there,
  * once, unless the referrer was already paid the store's `referral_bonus_cap` in the window
- * (design.md "End user"; docs/decisions.md "Referral completion", "Referral farming").
+ * (docs/architecture.md, "End users"; docs/decisions.md "Referral completion", "Referral farming").
  */
 export class ReferralCompletion extends Effect.Service<ReferralCompletion>()("core/ReferralCompletion", {
   dependencies: [ReferralCampaigns.Default],

@@ -36,7 +36,7 @@ const instantOf = (at: string | undefined) =>
   at === undefined ? Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)) : Effect.succeed(new Date(at))
 
 /**
- * Stores (design.md: a store IS an empresa): the public profile a company sets, and what end users
+ * Stores (a store IS an empresa: docs/architecture.md, "Tenancy and identity"): the public profile a company sets, and what end users
  * read of it. `is_open` is computed at the instant asked for, else at the service's Clock, so tests
  * fix the time.
  */

@@ -81,7 +81,7 @@ export const scoresOf = (fields: ReadonlyArray<ResearchField>, answers: Answers)
 export const isPromoter = ({ csat, nps }: Scores): boolean =>
   (csat !== null || nps !== null) && (csat === null || csat === 5) && (nps === null || nps >= 9)
 
-/** A score low enough to alert the establishment (design.md, "Surveys and email"). */
+/** A score low enough to alert the establishment (docs/architecture.md, "Surveys and email"). */
 export const isLowScore = ({ csat, nps }: Scores): boolean => (csat !== null && csat <= 2) || (nps !== null && nps <= 6)
 
 /**

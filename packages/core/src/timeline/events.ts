@@ -44,7 +44,7 @@ export const insertEvent = (sql: SqlClient.SqlClient, row: EventRow, from?: Stat
 
 /**
  * Appends a client's timeline event. Call it inside the transaction of the action it records, so
- * an action and its event exist together or not at all (design.md section 2).
+ * an action and its event exist together or not at all (docs/architecture.md, "Storage").
  */
 export const recordEvent = (event: ActivityEvent) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -36,7 +36,7 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX api_keys_empresa_idx ON api_keys (empresa_id, created_at DESC)`
 
-  // End-user accounts are global; a client row links one to one empresa (design.md section 3).
+  // End-user accounts are global; a client row links one to one empresa (docs/architecture.md, "Tenancy and identity").
   yield* sql`
     CREATE TABLE users (
       id             uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Coupons a client bought with points: worth a value in money (`points`) or one product
- * (`product`). States: active -> used | expired | cancelled (design.md section 3).
+ * (`product`). States: active -> used | expired | cancelled.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

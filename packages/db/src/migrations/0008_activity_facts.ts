@@ -78,7 +78,7 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX quest_responses_recent_idx ON quest_responses (empresa_id, created_at)`
   yield* sql`CREATE INDEX quest_responses_quest_idx ON quest_responses (empresa_id, quest_id, created_at)`
 
-  // One access key credits at most once, whoever scans it (design.md section 3, NFC-e).
+  // One access key credits at most once, whoever scans it (docs/architecture.md, "NFC-e").
   yield* sql`
     CREATE TABLE nfce_invoices (
       empresa_id       uuid NOT NULL REFERENCES empresas (id),

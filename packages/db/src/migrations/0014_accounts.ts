@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * End-user accounts (design.md, "End user"; docs/decisions.md "End-user accounts"). `users` exists
+ * End-user accounts (docs/architecture.md, "End users"; docs/decisions.md "End-user accounts"). `users` exists
  * since 0001 (a company's client with an email provisions a password-less row); an account is that
  * row once someone registers it. Its clients' balances show only once `email_verified_at` is set.
  *
