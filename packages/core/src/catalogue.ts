@@ -12,7 +12,10 @@ type PathsOf<TRecord> = {
 /** A procedure's dotted path in a router, e.g. `points.credit`. */
 export type ProcedurePath<TRouter extends AnyRouter = AppRouter> = PathsOf<TRouter["_def"]["record"]>
 
-/** One procedure as every adapter sees it (docs/architecture.md, "Runtime and adapters": adapters read procedure metadata). */
+/**
+ * One procedure as every adapter sees it: adapters read procedure metadata (docs/architecture.md,
+ * "Runtime and adapters").
+ */
 export interface ProcedureEntry<TPath extends string = ProcedurePath> {
   readonly path: TPath
   readonly type: "query" | "mutation"
@@ -32,7 +35,8 @@ interface ProcedureDef {
 }
 
 const entryOf = <TPath extends string>(path: TPath, def: ProcedureDef): ProcedureEntry<TPath> => {
-  // Every surface derives options, arguments and documents from one object input (docs/architecture.md, "Runtime and adapters").
+  // Every surface derives options, arguments and documents from one object input (docs/architecture.md,
+  // "Runtime and adapters").
   const [input, ...more] = def.inputs
   if (more.length > 0 || (input !== undefined && !(input instanceof z.ZodObject))) {
     throw new Error(`Procedure ${path}: its input must be a single z.object`)

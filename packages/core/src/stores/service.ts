@@ -36,9 +36,9 @@ const instantOf = (at: string | undefined) =>
   at === undefined ? Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms)) : Effect.succeed(new Date(at))
 
 /**
- * Stores (a store IS an empresa: docs/architecture.md, "Tenancy and identity"): the public profile a company sets, and what end users
- * read of it. `is_open` is computed at the instant asked for, else at the service's Clock, so tests
- * fix the time.
+ * Stores (a store IS an empresa: docs/architecture.md, "Tenancy and identity"): the public profile a
+ * company sets, and what end users read of it. `is_open` is computed at the instant asked for, else at
+ * the service's Clock, so tests fix the time.
  */
 export class Stores extends Effect.Service<Stores>()("core/Stores", {
   accessors: true,

@@ -12,7 +12,10 @@ import { Team } from "./service.js"
 
 const tags = ["Team"]
 
-/** The company API's side: who staffs the empresa. MCP only for admin keys (docs/architecture.md, "Tenancy and identity"). */
+/**
+ * The company API's side: who staffs the empresa. MCP only for admin keys (docs/architecture.md, "Tenancy and
+ * identity").
+ */
 export const teamRouter = router({
   list: companyProcedure
     .meta({
