@@ -1,6 +1,6 @@
 import { Deferred, Duration, Effect, Fiber } from "effect"
 import { AccountMail } from "./accounts/mail.js"
-import { Outbox } from "./email/service.js"
+import { EmailDelivery } from "./email/service.js"
 import { runWorker, type WorkerOptions } from "./jobs/worker.js"
 import { Nfce } from "./nfce/service.js"
 import type { CoreRuntime } from "./services.js"
@@ -29,7 +29,7 @@ export const startWorkers = (runtime: CoreRuntime, options: WorkersOptions): Wor
   const fiber = runtime.runFork(
     Effect.all(
       [
-        Effect.flatMap(Outbox, (outbox) => runWorker(outbox.handler(options.publicUrl), stop, options)),
+        Effect.flatMap(EmailDelivery, (delivery) => runWorker(delivery.handler(options.publicUrl), stop, options)),
         Effect.flatMap(AccountMail, (mail) => runWorker(mail.handler(options.publicUrl), stop, options)),
         Effect.flatMap(Nfce, (nfce) => runWorker(nfce.handler, stop, options)),
         Effect.flatMap(Surveys, (surveys) => runWorker(surveys.inviteHandler, stop, options))
@@ -50,4 +50,4 @@ export const startWorkers = (runtime: CoreRuntime, options: WorkersOptions): Wor
 }
 
 /** Where this process's mail goes (SMTP server or folder), for the start-up log. */
-export const mailTarget = Effect.map(Outbox, (outbox) => outbox.target)
+export const mailTarget = Effect.map(EmailDelivery, (delivery) => delivery.target)

@@ -4,7 +4,7 @@ import { afterAll } from "vitest"
 import { Deferred, Effect, Fiber, Schedule, TestServices } from "effect"
 import { SignJWT } from "jose"
 import type { OutboxMessage } from "../src/email/contracts.js"
-import { Outbox } from "../src/email/service.js"
+import { EmailDelivery, EmailTracking, Outbox } from "../src/email/service.js"
 import type { NotFound } from "../src/errors.js"
 import type { EmailMessageId, EmpresaId } from "../src/ids.js"
 import { runWorker } from "../src/jobs/worker.js"
@@ -32,9 +32,9 @@ const TestEmail = testCore({
 /** Runs `body` with the email worker working the queue, and stops it afterwards. */
 const withWorker = <A, E, R>(body: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const outbox = yield* Outbox
+    const delivery = yield* EmailDelivery
     const stop = yield* Deferred.make<void>()
-    const worker = yield* Effect.fork(runWorker(outbox.handler(PUBLIC_URL), stop, { pollMs: 50 }))
+    const worker = yield* Effect.fork(runWorker(delivery.handler(PUBLIC_URL), stop, { pollMs: 50 }))
     return yield* body.pipe(
       Effect.ensuring(Deferred.succeed(stop, undefined).pipe(Effect.zipRight(Fiber.join(worker))))
     )
@@ -144,12 +144,12 @@ layer(TestEmail, { timeout: 60_000 })("the email outbox", (it) => {
       expect(html).toMatch(/<img src="https:\/\/fidelis\.example\.com\.br\/api\/v1\/public\/email\/open\/[\w.-]+\.gif"/)
 
       // Two tracked links: WhatsApp with the respondent, and the survey page.
-      const targets = yield* Effect.forEach(tokensIn(mail, "click"), (token) => Outbox.click({ token }))
+      const targets = yield* Effect.forEach(tokensIn(mail, "click"), (token) => EmailTracking.click({ token }))
       expect(targets.map((target) => target.location).toSorted()).toEqual([
         `${PUBLIC_URL}/s/${empresa.id_name}`,
         "https://wa.me/5511987654321"
       ])
-      yield* Outbox.open(tokensIn(mail, "open")[0]!)
+      yield* EmailTracking.open(tokensIn(mail, "open")[0]!)
       expect(yield* Outbox.get(empresa.id, messageId)).toMatchObject({ opens: 1, clicks: 2, unsubscribed: false })
     }).pipe(TestServices.provideLive)
   )
@@ -184,11 +184,11 @@ layer(TestEmail, { timeout: 60_000 })("the email outbox", (it) => {
 
       const [token] = tokensIn(mail, "unsubscribe")
       // The page changes nothing; the POST unsubscribes, once however often it is sent.
-      expect((yield* Outbox.unsubscribePage(token!)).html).toContain("Não quero mais receber")
+      expect((yield* EmailTracking.unsubscribePage(token!)).html).toContain("Não quero mais receber")
       expect((yield* Outbox.get(empresa.id, first.id)).unsubscribed).toBe(false)
-      yield* Outbox.unsubscribe(token!)
-      yield* Outbox.unsubscribe(token!)
-      expect((yield* Outbox.unsubscribePage(token!)).html).toContain("não receberá mais")
+      yield* EmailTracking.unsubscribe(token!)
+      yield* EmailTracking.unsubscribe(token!)
+      expect((yield* EmailTracking.unsubscribePage(token!)).html).toContain("não receberá mais")
       expect((yield* Outbox.get(empresa.id, first.id)).unsubscribed).toBe(true)
 
       const sent = sink.messages.length
@@ -256,21 +256,21 @@ layer(TestEmail, { timeout: 60_000 })("the email outbox", (it) => {
           .setProtectedHeader({ alg: "HS256" })
           .sign(new TextEncoder().encode("another key, 32 characters long!"))
       )
-      const refused: ReadonlyArray<Effect.Effect<unknown, NotFound, Outbox>> = [
-        Outbox.click({ token: "not-a-token" }),
-        Outbox.click({ token: `${header}.${elsewhere}.${signature}` }),
-        Outbox.click({ token: unsigned }),
-        Outbox.click({ token: otherKey }),
-        Outbox.click({ token: open! }),
-        Outbox.click({ token: click!, url: "https://evil.example/" }),
-        Outbox.open(click!),
-        Outbox.unsubscribe(open!),
-        Outbox.unsubscribePage(`${click!}x`)
+      const refused: ReadonlyArray<Effect.Effect<unknown, NotFound, EmailTracking>> = [
+        EmailTracking.click({ token: "not-a-token" }),
+        EmailTracking.click({ token: `${header}.${elsewhere}.${signature}` }),
+        EmailTracking.click({ token: unsigned }),
+        EmailTracking.click({ token: otherKey }),
+        EmailTracking.click({ token: open! }),
+        EmailTracking.click({ token: click!, url: "https://evil.example/" }),
+        EmailTracking.open(click!),
+        EmailTracking.unsubscribe(open!),
+        EmailTracking.unsubscribePage(`${click!}x`)
       ]
       for (const attempt of refused) {
         expect(yield* Effect.flip(attempt)).toMatchObject({ _tag: "NotFound" })
       }
-      expect(yield* Outbox.click({ token: click! })).toEqual({ location: `${PUBLIC_URL}/s/${empresa.id_name}` })
+      expect(yield* EmailTracking.click({ token: click! })).toEqual({ location: `${PUBLIC_URL}/s/${empresa.id_name}` })
       expect(yield* Outbox.get(empresa.id, message.id)).toMatchObject({ opens: 0, clicks: 1, unsubscribed: false })
     }).pipe(TestServices.provideLive)
   )

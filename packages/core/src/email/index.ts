@@ -1,5 +1,8 @@
 import { Layer } from "effect"
-import { Outbox } from "./service.js"
+import { EmailDelivery, EmailTracking, Outbox } from "./service.js"
 
-/** This area's services (the outbox, with its tokens and transport), merged into the core runtime. */
-export const layer = Layer.mergeAll(Outbox.Default)
+/**
+ * This area's services (the outbox, its delivery and its tracking, with their tokens and transport),
+ * merged into the core runtime.
+ */
+export const layer = Layer.mergeAll(Outbox.Default, EmailDelivery.Default, EmailTracking.Default)

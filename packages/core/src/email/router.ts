@@ -10,7 +10,7 @@ import {
   TokenInput,
   UnsubscribeInput
 } from "./contracts.js"
-import { Outbox } from "./service.js"
+import { EmailTracking, Outbox } from "./service.js"
 import { LINK_LIFETIME_DAYS } from "./tokens.js"
 
 const tags = ["Email"]
@@ -44,7 +44,7 @@ export const emailRouter = router({
     })
     .input(TokenInput)
     .output(FileBody)
-    .query(({ ctx, input }) => runEffect(ctx, Outbox.open(input.token))),
+    .query(({ ctx, input }) => runEffect(ctx, EmailTracking.open(input.token))),
 
   click: tracking
     .meta({
@@ -68,7 +68,7 @@ export const emailRouter = router({
     })
     .input(ClickInput)
     .output(RedirectOrPage)
-    .query(({ ctx, input }) => runEffect(ctx, Outbox.click(input))),
+    .query(({ ctx, input }) => runEffect(ctx, EmailTracking.click(input))),
 
   unsubscribePage: tracking
     .meta({
@@ -86,7 +86,7 @@ export const emailRouter = router({
     })
     .input(TokenInput)
     .output(HtmlPage)
-    .query(({ ctx, input }) => runEffect(ctx, Outbox.unsubscribePage(input.token))),
+    .query(({ ctx, input }) => runEffect(ctx, EmailTracking.unsubscribePage(input.token))),
 
   unsubscribe: tracking
     .meta({
@@ -107,7 +107,7 @@ export const emailRouter = router({
     })
     .input(UnsubscribeInput)
     .output(HtmlPage)
-    .mutation(({ ctx, input }) => runEffect(ctx, Outbox.unsubscribe(input.token)))
+    .mutation(({ ctx, input }) => runEffect(ctx, EmailTracking.unsubscribe(input.token)))
 })
 
 const adminTags = ["Email outbox"]

@@ -105,31 +105,3 @@ export type RedeemResult = z.infer<typeof RedeemResult>
 export const RedemptionRef = z.strictObject({ redemption_id: RedemptionId.describe("Redemption id") })
 export const ValidateInput = z.strictObject({ code: RedemptionCode }).meta({ examples: [{ code: "K7M2Q9XH" }] })
 export const QrInput = z.strictObject({ code: RedemptionCode })
-
-export const UserRewardsInput = z.strictObject({ empresa_id: EmpresaId.describe("The store (empresa) id") })
-
-/** Spec 2.4's reward as a user sees it. */
-export const UserReward = z.object({
-  uid: RewardId,
-  product: z.object({
-    uid: Uuid,
-    name: z.string(),
-    description: z.string().nullable(),
-    image_url: z.string().nullable(),
-    category: z.string().nullable()
-  }),
-  empresa: z.object({ id: EmpresaId, name: z.string(), logo_url: z.string().nullable() }),
-  pontos_necessarios: z.number().int(),
-  cashback_value: z.number().nullable(),
-  stock_available: z.number().int().nullable().describe("Units left; null means unlimited"),
-  expires_at: Timestamp.nullable(),
-  can_redeem: z.boolean().describe("The user's points cover one unit and the per-user limit is not reached"),
-  user_points: z.number().int()
-})
-export type UserReward = z.infer<typeof UserReward>
-
-export const UserRewards = z.object({
-  rewards: z.array(UserReward),
-  user_summary: z.object({ total_points: z.number().int(), empresa_id: EmpresaId })
-})
-export type UserRewards = z.infer<typeof UserRewards>

@@ -1,6 +1,8 @@
 import { FileBody } from "../contracts.js"
 import { MAX_MONEY } from "../amounts.js"
 import { MAX_POINTS } from "../amounts.js"
+import { UserRewards, UserRewardsInput } from "../rewards/contracts.js"
+import { RewardsForUser } from "../rewards/service.js"
 import {
   companyProcedure,
   publicProcedure,
@@ -18,8 +20,6 @@ import {
   Redemption,
   RedemptionList,
   RedemptionRef,
-  UserRewards,
-  UserRewardsInput,
   RedemptionCode,
   ValidateInput
 } from "./contracts.js"
@@ -115,7 +115,7 @@ export const userRedemptionsRouter = router({
     })
     .input(UserRewardsInput)
     .output(UserRewards)
-    .query(({ ctx, input }) => runEffect(ctx, Redemptions.rewardsFor(ctx.userId, input.empresa_id))),
+    .query(({ ctx, input }) => runEffect(ctx, RewardsForUser.atStore(ctx.userId, input.empresa_id))),
 
   redeem: userProcedure
     .concat(

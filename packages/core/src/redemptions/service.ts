@@ -15,15 +15,7 @@ import { Points } from "../points/service.js"
 import { Products } from "../products/service.js"
 import { Rewards } from "../rewards/service.js"
 import { insertEvent, recordEvent } from "../timeline/service.js"
-import type {
-  ListRedemptionsInput,
-  RedeemInput,
-  RedeemResult,
-  Redemption,
-  RedemptionId,
-  UserReward,
-  UserRewards
-} from "./contracts.js"
+import type { ListRedemptionsInput, RedeemInput, RedeemResult, Redemption, RedemptionId } from "./contracts.js"
 import { traced, span } from "../tracing.js"
 
 const CODE_LENGTH = 8
@@ -174,59 +166,6 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
         if (row !== undefined) return row
       }
       return yield* Effect.dieMessage(`No free redemption code after ${CODE_ATTEMPTS} attempts`)
-    })
-
-    /** Spec 2.4's rewards of one store with `can_redeem` and `user_points` for this user. */
-    const rewardsFor = traced("Redemptions.rewardsFor")(function* (userId: UserId, empresaId: EmpresaId) {
-      const empresa = yield* empresas.get(empresaId)
-      const client = yield* userClientAt(userId, empresaId)
-      const userPoints = client?.balance ?? 0
-      const rows = yield* sql<{
-        uid: RewardId
-        pontos_necessarios: number
-        cashback_value: number | null
-        stock_available: number | null
-        expires_at: string | null
-        per_user_limit: number | null
-        redeemed: number
-        product_uid: string
-        product_name: string
-        product_description: string | null
-        product_image_url: string | null
-        product_category: string | null
-      }>`
-        SELECT r.id AS uid, r.pontos_necessarios, r.cashback_value, r.stock AS stock_available, r.expires_at,
-               r.per_user_limit, p.id AS product_uid, p.name AS product_name, p.description AS product_description,
-               p.image_url AS product_image_url, p.category AS product_category,
-               (SELECT coalesce(sum(x.quantity), 0)::int FROM redemptions x
-                WHERE x.empresa_id = r.empresa_id AND x.reward_id = r.id AND x.client_id = ${client?.id ?? null}
-                  AND x.status <> 'cancelled') AS redeemed
-        FROM rewards r JOIN products p ON p.empresa_id = r.empresa_id AND p.id = r.product_id
-        WHERE r.empresa_id = ${empresaId} AND r.active AND p.active
-          AND (r.expires_at IS NULL OR r.expires_at > ${now}) AND (r.stock IS NULL OR r.stock > 0)
-        ORDER BY r.pontos_necessarios, r.created_at DESC, r.id`
-      const logo = settingsOf(empresa).logo_url
-      return {
-        rewards: rows.map((r): UserReward => ({
-          uid: r.uid,
-          product: {
-            uid: r.product_uid,
-            name: r.product_name,
-            description: r.product_description,
-            image_url: r.product_image_url,
-            category: r.product_category
-          },
-          empresa: { id: empresaId, name: empresa.name, logo_url: logo },
-          pontos_necessarios: r.pontos_necessarios,
-          cashback_value: r.cashback_value,
-          stock_available: r.stock_available,
-          expires_at: r.expires_at,
-          can_redeem:
-            userPoints >= r.pontos_necessarios && (r.per_user_limit === null || r.redeemed < r.per_user_limit),
-          user_points: userPoints
-        })),
-        user_summary: { total_points: userPoints, empresa_id: empresaId }
-      } satisfies UserRewards
     })
 
     /**
@@ -412,7 +351,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
     const sweep = expireOverdue(sql`true`).pipe(span("Redemptions.sweep"))
 
     return {
-      ...sqlErrorsAsDefects({ create, rewardsFor, redeem, list, validate, cancelOwn, cancel, sweep }),
+      ...sqlErrorsAsDefects({ create, redeem, list, validate, cancelOwn, cancel, sweep }),
       present,
       qr: codeQr
     }

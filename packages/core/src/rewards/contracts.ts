@@ -1,6 +1,6 @@
 import { z } from "zod"
-import { Flag, Instant, JsonNumber, QueryFlag, Timestamp } from "../contracts.js"
-import { ProductId, RewardId } from "../ids.js"
+import { Flag, Instant, JsonNumber, QueryFlag, Timestamp, Uuid } from "../contracts.js"
+import { EmpresaId, ProductId, RewardId } from "../ids.js"
 import { MAX_POINTS, PointsAmount } from "../amounts.js"
 import { Stock } from "../products/contracts.js"
 import { Money } from "../amounts.js"
@@ -129,3 +129,31 @@ export const ListRewardsInput = z.strictObject({
   )
 })
 export type ListRewardsInput = z.infer<typeof ListRewardsInput>
+
+export const UserRewardsInput = z.strictObject({ empresa_id: EmpresaId.describe("The store (empresa) id") })
+
+/** Spec 2.4's reward as a user sees it. */
+export const UserReward = z.object({
+  uid: RewardId,
+  product: z.object({
+    uid: Uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    image_url: z.string().nullable(),
+    category: z.string().nullable()
+  }),
+  empresa: z.object({ id: EmpresaId, name: z.string(), logo_url: z.string().nullable() }),
+  pontos_necessarios: z.number().int(),
+  cashback_value: z.number().nullable(),
+  stock_available: z.number().int().nullable().describe("Units left; null means unlimited"),
+  expires_at: Timestamp.nullable(),
+  can_redeem: z.boolean().describe("The user's points cover one unit and the per-user limit is not reached"),
+  user_points: z.number().int()
+})
+export type UserReward = z.infer<typeof UserReward>
+
+export const UserRewards = z.object({
+  rewards: z.array(UserReward),
+  user_summary: z.object({ total_points: z.number().int(), empresa_id: EmpresaId })
+})
+export type UserRewards = z.infer<typeof UserRewards>

@@ -7,6 +7,9 @@ import { outOfStock, stockOf } from "../products/service.js"
 import type { CreateRewardInput, ListRewardsInput, Reward, UpdateRewardInput } from "./contracts.js"
 import { traced } from "../tracing.js"
 
+/** A store's rewards as a user sees them, for the end-user API. */
+export { RewardsForUser } from "./user-rewards.js"
+
 /** Redeemable now, as far as the reward goes (the client's points and limit are the redeemer's). */
 const AVAILABLE =
   "r.active AND p.active AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.stock IS NULL OR r.stock > 0)"
