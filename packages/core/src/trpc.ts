@@ -7,7 +7,6 @@ import { bearerOf, type Principal } from "./auth/principal.js"
 import { addressBucket, clientAddress } from "./auth/address.js"
 import { Accounts } from "./accounts/service.js"
 import { count, type AdmittedKey, type Meter } from "./auth/admission.js"
-import { RateLimiter } from "./auth/rate-limiter.js"
 import { Config, type CoreConfig } from "./config.js"
 import type { OwedCount, RequestContext } from "./context.js"
 import { Empresas } from "./empresas/service.js"
@@ -18,7 +17,6 @@ import {
   ERROR_KINDS,
   Forbidden,
   isDomainError,
-  RateLimited,
   refusalOf,
   Unauthenticated,
   Unavailable,
@@ -339,49 +337,45 @@ const base = t.procedure.use(async ({ ctx, meta, next, getRawInput, path }) => {
 })
 
 /**
- * Counts a public call against its client address's budget (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
- * shared by every server process like a key's), refused with spec 7.2's 429. In-process callers
- * trusted by construction (the local CLI) have no budget; a server-side caller (a page rendered
- * for a respondent) passes the respondent's address as `peerAddress`.
+ * Counts a public call against its client address's budget (`limitOf` reads it from the config;
+ * `family` names routes with a budget of their own), shared by every server process like a key's,
+ * refused with spec 7.2's 429. In-process callers trusted by construction (the local CLI) have no
+ * budget; a server-side caller (a page rendered for a respondent) passes the respondent's address
+ * as `peerAddress`.
  */
-const countAddress = async (ctx: RequestContext) => {
+const countAddress = async (ctx: RequestContext, limitOf: (config: CoreConfig) => number, family?: string) => {
   if (ctx.trustedPrincipal !== undefined) return
   const meter = (ctx.addressMeter ??= { headers: ctx.resHeaders, shown: undefined })
   await owe(
     ctx,
     Effect.flatMap(Config, (config) => {
-      const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-      return count(meter, { bucket: addressBucket(address), limit: config.publicRateLimitPerMinute, kind: "address" })
+      const bucket = addressBucket(clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies))
+      return count(meter, {
+        bucket: family === undefined ? bucket : `${family}:${bucket}`,
+        limit: limitOf(config),
+        kind: "address"
+      })
     })
   )
 }
 
-/** Routes anyone may call without a key (the public survey routes); each call counts per client address. */
+/**
+ * Routes anyone may call without a key (the public survey routes); each call counts per client
+ * address (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE).
+ */
 export const publicProcedure = base.meta({ scope: "public" }).use(async ({ ctx, next }) => {
-  await countAddress(ctx)
+  await countAddress(ctx, (config) => config.publicRateLimitPerMinute)
   return next()
 })
 
 /**
- * A public route whose calls count against a per-client-IP budget (`family` names the routes
- * that share one, `limitOf` reads it from the config); past it, 429 with Retry-After. In-process
- * callers (the local CLI) are not counted.
+ * A public route whose calls count against a per-client-address budget of its own instead of the
+ * survey routes' (`family` names the routes that share one, `limitOf` reads it from the config);
+ * past it, 429 with Retry-After.
  */
 export const ipLimitedProcedure = (family: string, limitOf: (config: CoreConfig) => number) =>
-  publicProcedure.meta({ rateLimit: "ip" }).use(async ({ ctx, next }) => {
-    if (ctx.trustedPrincipal === undefined) {
-      await owe(
-        ctx,
-        Effect.gen(function* () {
-          const config = yield* Config
-          const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-          const [window] = yield* RateLimiter.hit([
-            { bucket: `ip:${family}:${address ?? "unknown"}`, limit: limitOf(config) }
-          ])
-          if (window!.exceeded) return yield* new RateLimited({ retryAfter: window!.retryAfter })
-        })
-      )
-    }
+  base.meta({ scope: "public", rateLimit: "ip" }).use(async ({ ctx, next }) => {
+    await countAddress(ctx, limitOf, family)
     return next()
   })
 
