@@ -11,6 +11,7 @@ const DATABASE_AGNOSTIC = [
   "test/mcp-wording.test.ts",
   "test/logging.test.ts",
   "test/openapi-refusals.test.ts",
+  "test/openapi-protocol.test.ts",
   "test/quickstart.test.ts",
   "test/data-dir.test.ts",
   "test/security/file-modes.test.ts",
