@@ -34,3 +34,23 @@ describe("string formats in the OpenAPI documents", () => {
     expect(longPatterns).toEqual([])
   })
 })
+
+describe("responses the OpenAPI documents describe", () => {
+  it("every 401 names its WWW-Authenticate challenge", async () => {
+    const unauthenticated = (await documents()).flatMap(({ url, doc }) =>
+      Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, any> }>>).flatMap(
+        ([path, item]) =>
+          Object.entries(item).flatMap(([method, operation]) =>
+            operation.responses["401"] === undefined
+              ? []
+              : [{ route: `${url} ${method} ${path}`, headers: operation.responses["401"].headers }]
+          )
+      )
+    )
+    expect(unauthenticated.map(({ route }) => route)).toEqual(
+      expect.arrayContaining(["/api/v1/openapi.json post /auth/login", "/api/v1/public/openapi.json get /clients"])
+    )
+    const unnamed = unauthenticated.filter(({ headers }) => headers?.["WWW-Authenticate"] === undefined)
+    expect(unnamed.map(({ route }) => route)).toEqual([])
+  })
+})

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
 import { call, useMcp, useServer, useTenant } from "./support/index.js"
 
-const server = useServer()
+// A cheap password hash: the login refusals below hash a decoy.
+const server = useServer({ env: { FIDELIS_PASSWORD_COST: "10" } })
 const tenant = useTenant(server)
 const mcp = useMcp(server, tenant)
 
@@ -38,5 +39,45 @@ describe("UUIDs: any canonical one, on every surface (docs/decisions.md, 'Any ca
       FIDELIS_API_KEY: tenant.key
     })
     expect([cli.code, JSON.parse(cli.stderr).code]).toEqual([4, "NOT_FOUND"])
+  })
+})
+
+/** The challenge of a request's answer, which must be a 401. */
+const challengeOf = async (path: string, init: RequestInit = {}) => {
+  const res = await fetch(`${server.url}${path}`, init)
+  expect(res.status, path).toBe(401)
+  return res.headers.get("www-authenticate")
+}
+
+const postJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body)
+})
+
+describe("every 401 carries a challenge (RFC 9110)", () => {
+  const KEY_DESCRIPTION = 'error_description="Check the Fidelis API key: send it as X-API-Key or Authorization: Bearer"'
+  const MISSING_KEY = `Bearer realm="fidelis", ${KEY_DESCRIPTION}`
+  const WRONG_KEY = `Bearer realm="fidelis", error="invalid_token", ${KEY_DESCRIPTION}`
+
+  it("the company and admin APIs, on REST, tRPC and MCP, without a key and with a wrong one", async () => {
+    const wrong = { "x-api-key": "fid_wrong" }
+    expect(await challengeOf("/api/v1/public/clients")).toBe(MISSING_KEY)
+    expect(await challengeOf("/api/v1/public/clients", { headers: wrong })).toBe(WRONG_KEY)
+    expect(await challengeOf("/api/v1/public/clients", postJson({}))).toBe(MISSING_KEY)
+    expect(await challengeOf("/api/v1/public/clients", postJson({}, wrong))).toBe(WRONG_KEY)
+    const empresa = `/api/v1/internal/empresas/${tenant.empresa.id}`
+    expect(await challengeOf(empresa, { headers: { authorization: "Bearer fid_x" } })).toBe(WRONG_KEY)
+    expect(await challengeOf("/trpc/clients.list")).toBe(MISSING_KEY)
+    expect(await challengeOf("/trpc/clients.list", { headers: wrong })).toBe(WRONG_KEY)
+    const toolServer = postJson({}, { accept: "application/json, text/event-stream" })
+    expect(await challengeOf("/mcp", toolServer)).toBe(MISSING_KEY)
+  })
+
+  it("a refused login or refresh names the bearer scheme the end-user API takes", async () => {
+    const login = postJson({ email: "nobody@example.com", password: "wrong-password" })
+    expect(await challengeOf("/api/v1/auth/login", login)).toBe('Bearer realm="fidelis"')
+    const refresh = postJson({ refresh_token: "not-a-refresh-token" })
+    expect(await challengeOf("/api/v1/auth/refresh", refresh)).toBe('Bearer realm="fidelis"')
   })
 })

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server"
 import { isUnavailable } from "@fidelis/db"
 import { Cause, Chunk, Effect, Either, Exit, Option } from "effect"
 import { z, ZodError } from "zod"
-import { ApiKeys, presentedKey } from "./auth/service.js"
+import { ApiKeys, apiKeyChallenge, presentedKey } from "./auth/service.js"
 import { bearerOf, type Principal } from "./auth/principal.js"
 import { addressBucket, clientAddress } from "./auth/address.js"
 import { Accounts } from "./accounts/service.js"
@@ -237,7 +237,11 @@ export const admit = async (ctx: RequestContext, countLater = false): Promise<Pr
         const admitted: AdmittedKey = { principal, bucket, limit: keyLimit(principal, config) }
         yield* count(meter, admitted)
         return admitted
-      })
+      }).pipe(
+        Effect.tapErrorTag("Unauthenticated", () =>
+          Effect.sync(() => ctx.resHeaders.set("WWW-Authenticate", apiKeyChallenge(ctx.credentials)))
+        )
+      )
     )
     ctx.admission = Object.assign(meter, { key, calls: 0, owed: false })
   }
@@ -525,7 +529,10 @@ export const accountProcedure = base.meta({ scope: "account", batchable: false }
     ctx,
     Effect.flatMap(Config, (config) => count(meter, endUserAddressBudget(ctx, config)))
   )
-  return next()
+  const result = await next()
+  // A refused login or refresh sent no token to find invalid: the challenge names the scheme only.
+  if (!result.ok && result.error.code === "UNAUTHORIZED") Effect.runSync(challenge(ctx))
+  return result
 })
 
 /** The caller's client address, as the budgets see it (login throttling counts failures per address). */

@@ -85,19 +85,6 @@ const countMessages = async (ctx: RequestContext, messages: unknown) => {
 
 const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
 
-/**
- * The 401's challenge. It names no `resource_metadata`, so MCP clients do not start an OAuth flow this
- * server has none of, and show the description instead (RFC 6750: no error code when no key was sent).
- */
-const challengeOf = (headers: Headers): string => {
-  const sent = headers.has("x-api-key") || headers.has("authorization")
-  return [
-    'Bearer realm="fidelis"',
-    ...(sent ? ['error="invalid_token"'] : []),
-    'error_description="Check the Fidelis API key: send it as X-API-Key or Authorization: Bearer"'
-  ].join(", ")
-}
-
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
 
 /**
@@ -183,10 +170,8 @@ export const createMcpHandler = ({
       await countMessages(ctx, body.messages)
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
-      const problem = problemOf(error, requestId)
-      const challenge: Record<string, string> =
-        problem.status === 401 ? { "WWW-Authenticate": challengeOf(req.headers) } : {}
-      return withHeaders(problemResponse({ ...problem, headers: { ...problem.headers, ...challenge } }), ctx.resHeaders)
+      // A 401's challenge is among the context's headers (core's `apiKeyChallenge`).
+      return withHeaders(problemResponse(problemOf(error, requestId)), ctx.resHeaders)
     }
 
     const { idempotencyTtlSeconds } = await runtime.runPromise(Config)

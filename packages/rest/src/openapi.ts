@@ -155,12 +155,23 @@ const kindSchema = (kind: DomainError["_tag"], isPublic: boolean) =>
         ? "AddressRateLimitProblem"
         : "Problem"
 
+const challengeHeader: Json = {
+  "WWW-Authenticate": {
+    description:
+      'The scheme to authenticate with: `Bearer realm="fidelis"`, and `error="invalid_token"` when a ' +
+      "credential was sent, with `error_description` saying what to check",
+    schema: { type: "string" }
+  }
+}
+
 const kindHeaders = (kind: DomainError["_tag"]): Json | undefined =>
   kind === "RateLimited"
     ? { ...rateLimitHeaders, ...retryAfterHeader }
     : kind === "Unavailable"
       ? retryAfterHeader
-      : undefined
+      : kind === "Unauthenticated"
+        ? challengeHeader
+        : undefined
 
 const kindResponse = (kind: DomainError["_tag"], isPublic = false) =>
   problem(ERROR_KINDS[kind].meaning, kindSchema(kind, isPublic), kindHeaders(kind))
