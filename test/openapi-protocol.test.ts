@@ -35,22 +35,58 @@ describe("string formats in the OpenAPI documents", () => {
   })
 })
 
+/** Every operation of the three documents, named `<document> <method> <path>`. */
+const operations = async () =>
+  (await documents()).flatMap(({ url, doc }) =>
+    Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, any> }>>).flatMap(
+      ([path, item]) =>
+        Object.entries(item).map(([method, operation]) => ({
+          route: `${url.replace("/openapi.json", "")} ${method.toUpperCase()} ${path}`,
+          method,
+          responses: operation.responses
+        }))
+    )
+  )
+
 describe("responses the OpenAPI documents describe", () => {
   it("every 401 names its WWW-Authenticate challenge", async () => {
-    const unauthenticated = (await documents()).flatMap(({ url, doc }) =>
-      Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, any> }>>).flatMap(
-        ([path, item]) =>
-          Object.entries(item).flatMap(([method, operation]) =>
-            operation.responses["401"] === undefined
-              ? []
-              : [{ route: `${url} ${method} ${path}`, headers: operation.responses["401"].headers }]
-          )
-      )
-    )
+    const unauthenticated = (await operations()).filter(({ responses }) => responses["401"] !== undefined)
     expect(unauthenticated.map(({ route }) => route)).toEqual(
-      expect.arrayContaining(["/api/v1/openapi.json post /auth/login", "/api/v1/public/openapi.json get /clients"])
+      expect.arrayContaining(["/api/v1 POST /auth/login", "/api/v1/public GET /clients"])
     )
-    const unnamed = unauthenticated.filter(({ headers }) => headers?.["WWW-Authenticate"] === undefined)
+    const unnamed = unauthenticated.filter(
+      ({ responses }) => responses["401"].headers?.["WWW-Authenticate"] === undefined
+    )
     expect(unnamed.map(({ route }) => route)).toEqual([])
+  })
+
+  it("413 and 415 on every route that reads a body, in both documents, and on no other", async () => {
+    const all = await operations()
+    for (const { route, method, responses } of all) {
+      const readsBody = ["post", "put", "patch"].includes(method)
+      expect(["413" in responses, "415" in responses], route).toEqual([readsBody, readsBody])
+    }
+    const byRoute = new Map(all.map(({ route, responses }) => [route, responses]))
+    expect(byRoute.get("/api/v1 POST /auth/login")?.["413"].content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/Problem"
+    })
+    expect(byRoute.get("/api/v1/public POST /clients")?.["415"].description).toBe(
+      "The body must be sent with `Content-Type: application/json`"
+    )
+    // The one-click unsubscribe takes a form too (RFC 8058).
+    expect(byRoute.get("/api/v1/public POST /email/unsubscribe/{token}")?.["415"].description).toContain(
+      "application/x-www-form-urlencoded"
+    )
+  })
+
+  it("every 201 names its Location, but for what has no path of its own", async () => {
+    const created = (await operations()).filter(({ responses }) => responses["201"] !== undefined)
+    expect(created.length).toBeGreaterThan(10)
+    const unlocated = created.filter(({ responses }) => responses["201"].headers?.["Location"] === undefined)
+    expect(unlocated.map(({ route }) => route).toSorted()).toEqual([
+      "/api/v1 POST /rewards/{reward_uid}/redeem",
+      "/api/v1/public POST /loyalty-cards",
+      "/api/v1/public POST /quests/{estabelecimento_ref}/{quest_id}/responses"
+    ])
   })
 })

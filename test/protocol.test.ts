@@ -2,7 +2,16 @@ import { createFidelisClient } from "@fidelis/core/client"
 import { TRPCClientError } from "@trpc/client"
 import { describe, expect, it } from "vitest"
 import { fidelis } from "../packages/cli/test/bin.js"
-import { call, useMcp, useServer, useTenant } from "./support/index.js"
+import {
+  call,
+  createClient,
+  createProduct,
+  createTenant,
+  creditPoints,
+  useMcp,
+  useServer,
+  useTenant
+} from "./support/index.js"
 
 // A cheap password hash: the login refusals below hash a decoy.
 const server = useServer({ env: { FIDELIS_PASSWORD_COST: "10" } })
@@ -79,5 +88,79 @@ describe("every 401 carries a challenge (RFC 9110)", () => {
     expect(await challengeOf("/api/v1/auth/login", login)).toBe('Bearer realm="fidelis"')
     const refresh = postJson({ refresh_token: "not-a-refresh-token" })
     expect(await challengeOf("/api/v1/auth/refresh", refresh)).toBe('Bearer realm="fidelis"')
+  })
+})
+
+/** The 201's Location, checked to be the path of the id it returned. */
+const locationOf = async (path: string, body: unknown, key: string, expected: (created: any) => string) => {
+  const res = await call(server, path, { key, body })
+  expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(201)
+  expect(res.headers.get("location"), path).toBe(expected(res.body))
+  return res.headers.get("location")!
+}
+
+describe("a 201 says where its resource is (Location)", () => {
+  it("company and admin creates: each Location is the path that reads or changes what was made", async () => {
+    const base = "/api/v1/public"
+    const clientAt = await locationOf(`${base}/clients`, { nome: "Ana" }, tenant.key, (c) => `${base}/clients/${c.id}`)
+    const product = await createProduct(server, tenant)
+    const client = await createClient(server, tenant)
+    await creditPoints(server, tenant, client.id, 500)
+    const couponAt = await locationOf(
+      `${base}/coupons/generate`,
+      { client_id: client.id, product_id: product.id },
+      tenant.key,
+      (c) => `${base}/coupons/${c.uid}`
+    )
+    const productAt = await locationOf(
+      `${base}/products`,
+      { name: "Pão de queijo", points_cost: 50 },
+      tenant.key,
+      (p) => `${base}/products/${p.id}`
+    )
+    const rewardAt = await locationOf(
+      `${base}/rewards`,
+      { product_id: product.id, pontos_necessarios: 100 },
+      tenant.key,
+      (r) => `${base}/rewards/${r.id}`
+    )
+    for (const at of [clientAt, couponAt, productAt, rewardAt]) {
+      expect((await call(server, at, { key: tenant.key })).status, at).toBe(200)
+    }
+    const programAt = await locationOf(
+      `${base}/loyalty-cards/programs`,
+      { name: "Cartão", stamps_required: 5, reward_description: "Um café" },
+      tenant.key,
+      (p) => `${base}/loyalty-cards/programs/${p.id}`
+    )
+    const renamed = await call(server, programAt, { method: "PATCH", key: tenant.key, body: { name: "Cartão Café" } })
+    expect(renamed.status).toBe(200)
+
+    const other = await createTenant(server)
+    const admin = "/api/v1/internal"
+    const empresaAt = await locationOf(
+      `${admin}/empresas`,
+      { name: "Padaria", id_name: `padaria-${other.empresa.id.slice(0, 8)}` },
+      server.adminKey,
+      (e) => `${admin}/empresas/${e.id}`
+    )
+    expect((await call(server, empresaAt, { key: server.adminKey })).status).toBe(200)
+    const keyAt = await locationOf(
+      `${admin}/empresas/${other.empresa.id}/api-keys`,
+      { name: "caixa", scope: "empresa" },
+      server.adminKey,
+      (k) => `${admin}/api-keys/${k.id}`
+    )
+    const revoked = await call(server, keyAt, { method: "DELETE", key: server.adminKey })
+    expect([revoked.status, revoked.body.revoked_at]).toEqual([200, expect.any(String)])
+  })
+
+  it("a registration's Location is the new account's profile", async () => {
+    const res = await call(server, "/api/v1/auth/register", {
+      body: { email: `loc${Date.now()}@example.com`, password: "segredo123", nome: "Ana" }
+    })
+    expect([res.status, res.headers.get("location")]).toEqual([201, "/api/v1/users/me"])
+    const me = await call(server, "/api/v1/users/me", { headers: { authorization: `Bearer ${res.body.access_token}` } })
+    expect(me.body.id).toBe(res.body.user.id)
   })
 })

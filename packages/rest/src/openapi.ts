@@ -19,6 +19,7 @@ import {
 } from "@fidelis/core"
 import type { AnyRouter } from "@trpc/server"
 import { generateOpenApiDocument } from "trpc-to-openapi"
+import { BODYLESS } from "./handler.js"
 
 export const API_VERSION = "1.5.0"
 
@@ -135,6 +136,13 @@ const rateLimitHeaders: Json = {
   "X-RateLimit-Reset": { description: "Epoch seconds when the window resets", schema: { type: "integer" } }
 }
 
+const locationHeader: Json = {
+  Location: {
+    description: "The path of what was created, which the routes that read or change it take",
+    schema: { type: "string", format: "uri-reference" }
+  }
+}
+
 const retryAfterHeader: Json = {
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } }
 }
@@ -205,10 +213,19 @@ const conflictResponse = (codes: ReadonlyArray<RefusalCode>) =>
         }
       }
 
+/** What a route that reads a body refuses before its procedure runs: a body too large, or of another type. */
+const bodyResponses = (meta: ProcedureMeta): Json => {
+  const types = meta.openapi?.contentTypes ?? ["application/json"]
+  return {
+    "413": problem(`${REQUEST_ERRORS.PAYLOAD_TOO_LARGE.meaning}: 1 MiB, unless the server sets another limit`),
+    "415": problem(`The body must be sent with \`Content-Type: ${types.join("` or `")}\``)
+  }
+}
+
 /**
  * The error responses an operation can give (spec sections 7.1 and 7.2), in the design's bodies:
- * its scope's (credentials, plan, rate limit), 422 when it takes input, and the refusals it
- * declares: 400, 404, and 409 with each code.
+ * its scope's (credentials, plan, rate limit), 422 when it takes input, the refusals it declares
+ * (400, 404, and 409 with each code), and 413 and 415 when it reads a body.
  */
 const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
   const refusals = meta.refusals ?? []
@@ -224,6 +241,7 @@ const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
   return {
     ...Object.fromEntries(kinds.map((kind) => [String(ERROR_KINDS[kind].status), kindResponse(kind, isPublic)])),
     ...(codes.length > 0 && { "409": conflictResponse(codes) }),
+    ...(!BODYLESS.has(meta.openapi?.method ?? "GET") && bodyResponses(meta)),
     "500": problem(REQUEST_ERRORS.INTERNAL_ERROR.meaning),
     "503": kindResponse("Unavailable")
   }
@@ -392,7 +410,7 @@ export const openApiDocument = ({
       (Json & { responses: Json; parameters?: Json[] }) | undefined
     if (operation === undefined) continue
     const { "200": ok, ...rest } = operation.responses
-    const success = { ...(ok as Json), headers: rateLimitHeaders }
+    const success = { ...(ok as Json), headers: { ...(meta.location && locationHeader), ...rateLimitHeaders } }
     operation.responses = {
       ...(meta.response === undefined
         ? { [String(meta.successStatus ?? 200)]: success }

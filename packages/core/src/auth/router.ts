@@ -10,6 +10,7 @@ export const keysRouter = router({
     .concat(refuses("NOT_FOUND"))
     .meta({
       successStatus: 201,
+      location: "/api-keys/{id}",
       openapi: {
         method: "POST",
         path: "/empresas/{empresa_id}/api-keys",

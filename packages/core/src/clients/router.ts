@@ -44,6 +44,7 @@ export const clientsRouter = router({
     .concat(refuses("CLIENT_EXISTS"))
     .meta({
       successStatus: 201,
+      location: "/clients/{id}",
       openapi: {
         method: "POST",
         path: "/clients",

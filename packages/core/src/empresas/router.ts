@@ -9,6 +9,7 @@ export const empresasRouter = router({
     .concat(refuses("ID_NAME_TAKEN", "CNPJ_TAKEN"))
     .meta({
       successStatus: 201,
+      location: "/empresas/{id}",
       openapi: { method: "POST", path: "/empresas", tags, summary: "Create an empresa" },
       tool: { name: "create_empresa", adminOnly: true }
     })

@@ -30,6 +30,7 @@ export const questsRouter = router({
   create: companyProcedure
     .meta({
       successStatus: 201,
+      location: "/quests/{id}",
       openapi: {
         method: "POST",
         path: "/quests",
