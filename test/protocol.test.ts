@@ -164,3 +164,65 @@ describe("a 201 says where its resource is (Location)", () => {
     expect(me.body.id).toBe(res.body.user.id)
   })
 })
+
+/**
+ * A response's headers as a record, without those that differ between any two answers (date, request
+ * id) and the connection's own (fetch closes the connection after a HEAD: undici asks for it).
+ */
+const SET_APART = new Set(["date", "x-request-id", "connection", "keep-alive", "transfer-encoding"])
+
+const comparable = (headers: Headers) => {
+  const record: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    if (SET_APART.has(name)) return
+    // The rate-limit window moved on by the GET's own count; pages get a fresh nonce each.
+    if (name === "x-ratelimit-remaining" || name === "x-ratelimit-reset") record[name] = "(a number)"
+    else record[name] = value.replace(/nonce-[A-Za-z0-9+/=_-]+/g, "nonce-…")
+  })
+  return record
+}
+
+describe("HEAD answers what GET answers, without the body", () => {
+  it("every kind of route and refusal: the same status and headers, and the length GET's body has", async () => {
+    const key = { "x-api-key": tenant.key }
+    const asked: Array<[string, Record<string, string>]> = [
+      ["/healthz", {}],
+      ["/readyz", {}],
+      ["/", {}],
+      ["/docs", {}],
+      ["/docs/assets/swagger-ui.css", {}],
+      [`/s/${tenant.empresa.id_name}`, {}],
+      ["/s/nobody-here", {}],
+      ["/api/v1/public/openapi.json", {}],
+      ["/api/v1/public/clients", key],
+      ["/api/v1/public/clients", {}],
+      ["/api/v1/public/clients", { "x-api-key": "fid_wrong" }],
+      [`/api/v1/public/clients/${crypto.randomUUID()}`, key],
+      ["/api/v1/public/clientz", key],
+      // No GET route: what GET gets, a 405 naming POST.
+      ["/api/v1/public/points/credit", key],
+      ["/api/v1/users/me", {}],
+      ["/api/v1/nope", {}],
+      ["/trpc/clients.list", key],
+      ["/mcp", key],
+      ["/nope", {}]
+    ]
+    for (const [path, headers] of asked) {
+      const get = await fetch(`${server.url}${path}`, { headers, redirect: "manual" })
+      const body = await get.arrayBuffer()
+      const head = await fetch(`${server.url}${path}`, { method: "HEAD", headers, redirect: "manual" })
+      expect(head.status, path).toBe(get.status)
+      expect(await head.text(), path).toBe("")
+      const expected = comparable(get.headers)
+      if (body.byteLength > 0) expected["content-length"] = String(body.byteLength)
+      expect(comparable(head.headers), path).toEqual(expected)
+    }
+  })
+
+  it("a conditional HEAD of an OpenAPI document is a 304, as its GET is", async () => {
+    const document = "/api/v1/public/openapi.json"
+    const etag = (await fetch(`${server.url}${document}`)).headers.get("etag")!
+    const head = await fetch(`${server.url}${document}`, { method: "HEAD", headers: { "if-none-match": etag } })
+    expect([head.status, head.headers.get("etag")]).toEqual([304, etag])
+  })
+})

@@ -186,8 +186,6 @@ export const createRestHandler = ({
   /** The call's answer; a refusal is thrown as a TRPCError. */
   const answer = async (req: Request, ctx: RequestContext): Promise<Response> => {
     const headers = ctx.resHeaders
-    // Answered with no body, as trpc-to-openapi answered it (its warm-up request).
-    if (req.method === "HEAD") return new FastResponse(null, { status: 204, headers })
     const url = new URL(req.url)
     const match = routeOf(req.method, url.pathname.slice(endpoint.length))
     // A path no route of this method takes: 405 naming the methods it has, or 404 naming the nearest route.
