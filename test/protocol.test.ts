@@ -13,8 +13,10 @@ import {
   useTenant
 } from "./support/index.js"
 
+const APP_ORIGIN = "https://app.example.com"
+
 // A cheap password hash: the login refusals below hash a decoy.
-const server = useServer({ env: { FIDELIS_PASSWORD_COST: "10" } })
+const server = useServer({ env: { FIDELIS_PASSWORD_COST: "10", FIDELIS_ALLOWED_ORIGINS: APP_ORIGIN } })
 const tenant = useTenant(server)
 const mcp = useMcp(server, tenant)
 
@@ -224,5 +226,60 @@ describe("HEAD answers what GET answers, without the body", () => {
     const etag = (await fetch(`${server.url}${document}`)).headers.get("etag")!
     const head = await fetch(`${server.url}${document}`, { method: "HEAD", headers: { "if-none-match": etag } })
     expect([head.status, head.headers.get("etag")]).toEqual([304, etag])
+  })
+})
+
+/** What every MCP POST sends beside its body. */
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
+/** A raw POST to /mcp, for what the SDK client would not send; the body as JSON text, when it parses. */
+const mcpPost = async (body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, body: text === "" ? undefined : JSON.parse(text) }
+}
+
+describe("MCP from a browser at an allowed origin (CORS)", () => {
+  it("a preflight is answered with what the page may send, and every answer lets the page read it", async () => {
+    const asked = {
+      origin: APP_ORIGIN,
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "content-type, x-api-key, mcp-protocol-version"
+    }
+    const pre = await fetch(`${server.url}/mcp`, { method: "OPTIONS", headers: asked })
+    expect(pre.status).toBe(204)
+    expect(pre.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN)
+    expect(pre.headers.get("access-control-allow-methods")).toContain("POST")
+    for (const header of ["Content-Type", "X-API-Key", "Authorization", "Mcp-Protocol-Version", "Mcp-Session-Id"])
+      expect(pre.headers.get("access-control-allow-headers")).toContain(header)
+    expect(pre.headers.get("vary")).toContain("Origin")
+
+    const listed = await mcpPost(
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+      { origin: APP_ORIGIN, "x-api-key": tenant.key }
+    )
+    expect(listed.status).toBe(200)
+    expect(listed.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN)
+    const exposed = listed.headers.get("access-control-expose-headers") ?? ""
+    for (const header of ["Mcp-Session-Id", "WWW-Authenticate", "Retry-After", "X-RateLimit-Remaining"])
+      expect(exposed).toContain(header)
+    // A refusal too, so the page can read why.
+    const refused = await mcpPost({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { origin: APP_ORIGIN })
+    expect([refused.status, refused.headers.get("access-control-allow-origin")]).toEqual([401, APP_ORIGIN])
+  })
+
+  it("another origin is refused, preflight included, and gets no CORS headers", async () => {
+    for (const method of ["OPTIONS", "POST"]) {
+      const res = await fetch(`${server.url}/mcp`, {
+        method,
+        headers: { ...MCP_HEADERS, origin: "https://evil.example", "x-api-key": tenant.key }
+      })
+      expect(res.status, method).toBe(403)
+      expect(res.headers.get("access-control-allow-origin"), method).toBeNull()
+    }
   })
 })

@@ -17,6 +17,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { TRPCError } from "@trpc/server"
 import { catalogFor } from "./catalog.js"
 import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
+import { corsHeaders, isAllowedOrigin, preflight } from "./cors.js"
 import { annotateErrors } from "./errors.js"
 import { createServer, type Escalate } from "./server.js"
 
@@ -85,18 +86,6 @@ const countMessages = async (ctx: RequestContext, messages: unknown) => {
 
 const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
-
-/**
- * A same-origin page on a loopback host cannot be a DNS-rebinding attack: rebinding makes the
- * browser send the attacker's host name, and no public name can be `localhost` or a loopback IP.
- */
-const isLoopbackSameOrigin = (origin: string, host: string | null): boolean => {
-  if (host === null || !URL.canParse(origin)) return false
-  const url = new URL(origin)
-  return url.host === host.toLowerCase() && LOOPBACK_HOSTS.has(url.hostname)
-}
-
 /** Adds core's response headers (rate limit, Retry-After) to whatever the request produced. */
 const withHeaders = (response: Response, extra: Headers): Response => {
   const headers = new Headers(response.headers)
@@ -130,7 +119,7 @@ export const createMcpHandler = ({
   const origins = new Set(allowedOrigins)
   const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
-  return async (req, { requestId, onInternalError, peerAddress }) => {
+  const answer: McpHandler = async (req, { requestId, onInternalError, peerAddress }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     if (req.method !== "POST") {
       return jsonRpcError(
@@ -139,13 +128,6 @@ export const createMcpHandler = ({
         { code: "METHOD_NOT_ALLOWED", request_id: requestId },
         { Allow: "POST" }
       )
-    }
-
-    // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed
-    // origin or from our own loopback origin.
-    const origin = req.headers.get("origin")
-    if (origin !== null && !origins.has(origin) && !isLoopbackSameOrigin(origin, req.headers.get("host"))) {
-      return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: requestId })
     }
 
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal, peerAddress })
@@ -195,5 +177,16 @@ export const createMcpHandler = ({
       // Closing the server closes its transport too.
       await server.close()
     }
+  }
+
+  /** A browser's request: from an allowed origin only, with CORS headers on every answer and a preflight. */
+  return async (req, init) => {
+    const origin = req.headers.get("origin")
+    if (origin === null) return answer(req, init)
+    if (!isAllowedOrigin(origins, origin, req.headers.get("host"))) {
+      return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: init.requestId })
+    }
+    if (req.method === "OPTIONS") return preflight(origin)
+    return withHeaders(await answer(req, init), new Headers(corsHeaders(origin)))
   }
 }
