@@ -283,3 +283,20 @@ describe("MCP from a browser at an allowed origin (CORS)", () => {
     }
   })
 })
+
+describe("MCP's JSON-RPC errors", () => {
+  it("say what is wrong without the SDK's 'MCP error <code>:' prefix", async () => {
+    const key = { "x-api-key": tenant.key }
+    const unknown = await mcpPost(
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_clent", arguments: {} } },
+      key
+    )
+    expect(unknown.body.error).toMatchObject({
+      code: -32602,
+      message: "Tool create_clent not found; did you mean create_client?"
+    })
+    const unnamed = await mcpPost({ jsonrpc: "2.0", id: 2, method: "tools/call", params: {} }, key)
+    expect(unnamed.body.error.code).toBe(-32602)
+    expect(unnamed.body.error.message).not.toMatch(/^MCP error/)
+  })
+})

@@ -34,9 +34,17 @@ export const withErrorData = (error: Record<string, unknown>, status: number, re
 }
 
 /**
+ * The SDK's `McpError` writes its code into its message (`MCP error -32602: Tool x not found`), which
+ * the error object's `code` already says; a client's own McpError adds it again when it reads one.
+ */
+const SDK_PREFIX = /^MCP error -?\d+: /
+
+const withoutSdkPrefix = (message: unknown) => (typeof message === "string" ? message.replace(SDK_PREFIX, "") : message)
+
+/**
  * Adds the machine code and request id to every JSON-RPC error of a JSON response (the SDK's own
- * refusals: unknown method, invalid params, wrong media type). `parseError` replaces the message
- * of a -32700, when the handler knows where the body broke.
+ * refusals: unknown method, invalid params, wrong media type), without the SDK's prefix on the message.
+ * `parseError` replaces the message of a -32700, when the handler knows where the body broke.
  */
 export const annotateErrors = async (response: Response, requestId: string, parseError?: string): Promise<Response> => {
   if (!response.headers.get("content-type")?.includes("application/json")) return response
@@ -53,8 +61,8 @@ export const annotateErrors = async (response: Response, requestId: string, pars
   const annotate = (message: unknown) => {
     if (!isRecord(message) || !isRecord(message["error"])) return message
     const error = message["error"]
-    const reworded = parseError !== undefined && error["code"] === -32700 ? { ...error, message: parseError } : error
-    return { ...message, error: withErrorData(reworded, response.status, requestId) }
+    const said = parseError !== undefined && error["code"] === -32700 ? parseError : withoutSdkPrefix(error["message"])
+    return { ...message, error: withErrorData({ ...error, message: said }, response.status, requestId) }
   }
   return rebuilt(JSON.stringify(Array.isArray(body) ? body.map(annotate) : annotate(body)))
 }
