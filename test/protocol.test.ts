@@ -299,4 +299,19 @@ describe("MCP's JSON-RPC errors", () => {
     expect(unnamed.body.error.code).toBe(-32602)
     expect(unnamed.body.error.message).not.toMatch(/^MCP error/)
   })
+
+  it("JSON that is not JSON-RPC is an Invalid Request (-32600); a body that is not JSON, a parse error", async () => {
+    const key = { "x-api-key": tenant.key }
+    for (const body of [{ jsonrpc: "1.0", id: 1, method: "tools/list" }, { hello: "world" }, 42, [{ id: 1 }], []]) {
+      const res = await mcpPost(body, key)
+      expect(res.status, JSON.stringify(body)).toBe(400)
+      expect(res.body.error, JSON.stringify(body)).toMatchObject({
+        code: -32600,
+        message: expect.stringMatching(/^Invalid Request: /),
+        data: { code: "BAD_REQUEST", request_id: res.headers.get("x-request-id") }
+      })
+    }
+    const broken = await mcpPost('{"jsonrpc": "2.0",', key)
+    expect([broken.status, broken.body.error.code]).toEqual([400, -32700])
+  })
 })

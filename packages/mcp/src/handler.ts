@@ -68,6 +68,22 @@ const jsonRpcError = (
  */
 const MAX_BATCH_MESSAGES = 10
 
+/**
+ * Why a batch is refused whole (JSON-RPC -32600), before any of its messages is counted or runs: JSON-RPC
+ * 2.0 answers an empty one so, and one past `MAX_BATCH_MESSAGES` costs too much.
+ */
+const batchRefusal = (messages: unknown): string | undefined => {
+  if (!Array.isArray(messages)) return undefined
+  if (messages.length === 0) return "the batch is empty: send at least one message"
+  if (messages.length > MAX_BATCH_MESSAGES) {
+    return (
+      `a batch carries at most ${MAX_BATCH_MESSAGES} messages; this one has ${messages.length}: ` +
+      "send them in smaller batches or one by one"
+    )
+  }
+  return undefined
+}
+
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /**
@@ -136,18 +152,10 @@ export const createMcpHandler = ({
     try {
       principal = await admit(ctx)
       body = messagesOf(await readBody(req, maxBodyBytes))
-      if (Array.isArray(body.messages) && body.messages.length > MAX_BATCH_MESSAGES) {
-        return withHeaders(
-          jsonRpcError(
-            400,
-            `Invalid Request: a batch carries at most ${MAX_BATCH_MESSAGES} messages; ` +
-              `this one has ${body.messages.length}: send them in smaller batches or one by one`,
-            { code: "BAD_REQUEST", request_id: requestId },
-            {},
-            -32600
-          ),
-          ctx.resHeaders
-        )
+      const refusal = batchRefusal(body.messages)
+      if (refusal !== undefined) {
+        const data = { code: "BAD_REQUEST", request_id: requestId } as const
+        return withHeaders(jsonRpcError(400, `Invalid Request: ${refusal}`, data, {}, -32600), ctx.resHeaders)
       }
       await countMessages(ctx, body.messages)
     } catch (error) {
