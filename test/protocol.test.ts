@@ -314,4 +314,37 @@ describe("MCP's JSON-RPC errors", () => {
     const broken = await mcpPost('{"jsonrpc": "2.0",', key)
     expect([broken.status, broken.body.error.code]).toEqual([400, -32700])
   })
+
+  it("a batch is refused under MCP 2025-06-18 and later, which have none, and taken under 2025-03-26", async () => {
+    const key = { "x-api-key": tenant.key }
+    const batch = [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" }
+    ]
+    for (const version of ["2025-06-18", "2025-11-25"]) {
+      const res = await mcpPost(batch, { ...key, "mcp-protocol-version": version })
+      expect(res.status, version).toBe(400)
+      expect(res.body.error, version).toMatchObject({
+        code: -32600,
+        message:
+          `Invalid Request: MCP ${version} has no JSON-RPC batches (removed in 2025-06-18): ` +
+          "send one message per request",
+        data: { code: "BAD_REQUEST" }
+      })
+    }
+    // An initialize names its version in its params.
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "batcher", version: "1" } }
+    }
+    expect((await mcpPost([initialize], key)).body.error.code).toBe(-32600)
+    // Without the header a server assumes 2025-03-26, which has batches; and so with it.
+    for (const headers of [key, { ...key, "mcp-protocol-version": "2025-03-26" }]) {
+      const res = await mcpPost(batch, headers)
+      expect(res.status).toBe(200)
+      expect(res.body.map((answer: { id: number }) => answer.id).toSorted()).toEqual([1, 2])
+    }
+  })
 })

@@ -68,13 +68,34 @@ const jsonRpcError = (
  */
 const MAX_BATCH_MESSAGES = 10
 
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+/** The first MCP version without JSON-RPC batches. */
+const BATCHES_REMOVED = "2025-06-18"
+
+/**
+ * The MCP version a request speaks: its `Mcp-Protocol-Version`, else the one its initialize asks for,
+ * else 2025-03-26, which the transport spec tells a server to assume without the header.
+ */
+const protocolVersionOf = (headers: Headers, messages: ReadonlyArray<unknown>): string => {
+  const initialize = messages.find((message) => isRecord(message) && message["method"] === "initialize")
+  const params = isRecord(initialize) && isRecord(initialize["params"]) ? initialize["params"] : {}
+  const asked = typeof params["protocolVersion"] === "string" ? params["protocolVersion"] : undefined
+  return headers.get("mcp-protocol-version") ?? asked ?? "2025-03-26"
+}
+
 /**
  * Why a batch is refused whole (JSON-RPC -32600), before any of its messages is counted or runs: JSON-RPC
- * 2.0 answers an empty one so, and one past `MAX_BATCH_MESSAGES` costs too much.
+ * 2.0 answers an empty one so, the request's MCP version has no batches (dates compare as text), or it is
+ * past `MAX_BATCH_MESSAGES`.
  */
-const batchRefusal = (messages: unknown): string | undefined => {
+const batchRefusal = (headers: Headers, messages: unknown): string | undefined => {
   if (!Array.isArray(messages)) return undefined
   if (messages.length === 0) return "the batch is empty: send at least one message"
+  const version = protocolVersionOf(headers, messages)
+  if (version >= BATCHES_REMOVED) {
+    return `MCP ${version} has no JSON-RPC batches (removed in ${BATCHES_REMOVED}): send one message per request`
+  }
   if (messages.length > MAX_BATCH_MESSAGES) {
     return (
       `a batch carries at most ${MAX_BATCH_MESSAGES} messages; this one has ${messages.length}: ` +
@@ -83,8 +104,6 @@ const batchRefusal = (messages: unknown): string | undefined => {
   }
   return undefined
 }
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /**
  * Counts every message of the request but its tools/call, whose procedure calls count themselves,
@@ -152,7 +171,7 @@ export const createMcpHandler = ({
     try {
       principal = await admit(ctx)
       body = messagesOf(await readBody(req, maxBodyBytes))
-      const refusal = batchRefusal(body.messages)
+      const refusal = batchRefusal(req.headers, body.messages)
       if (refusal !== undefined) {
         const data = { code: "BAD_REQUEST", request_id: requestId } as const
         return withHeaders(jsonRpcError(400, `Invalid Request: ${refusal}`, data, {}, -32600), ctx.resHeaders)
