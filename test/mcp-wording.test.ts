@@ -65,7 +65,7 @@ describe("MCP tools worded for an assistant", () => {
     const challenge = wrong.headers.get("www-authenticate") ?? ""
     expect(challenge).toMatch(/^Bearer realm="fidelis", error="invalid_token", error_description="Check the .*API key/)
     expect(challenge).not.toContain("resource_metadata")
-    expect(wrong.body).toMatchObject({ code: "UNAUTHENTICATED", request_id: expect.any(String) })
+    expect(wrong.body.error.data).toMatchObject({ code: "UNAUTHENTICATED", request_id: expect.any(String) })
 
     const missing = await post({})
     expect(missing.status).toBe(401)

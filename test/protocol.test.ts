@@ -10,7 +10,8 @@ import {
   creditPoints,
   useMcp,
   useServer,
-  useTenant
+  useTenant,
+  type TestServer
 } from "./support/index.js"
 
 const APP_ORIGIN = "https://app.example.com"
@@ -233,8 +234,8 @@ describe("HEAD answers what GET answers, without the body", () => {
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" }
 
 /** A raw POST to /mcp, for what the SDK client would not send; the body as JSON text, when it parses. */
-const mcpPost = async (body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${server.url}/mcp`, {
+const mcpPost = async (body: unknown, headers: Record<string, string> = {}, target: TestServer = server) => {
+  const res = await fetch(`${target.url}/mcp`, {
     method: "POST",
     headers: { ...MCP_HEADERS, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body)
@@ -346,5 +347,46 @@ describe("MCP's JSON-RPC errors", () => {
       expect(res.status).toBe(200)
       expect(res.body.map((answer: { id: number }) => answer.id).toSorted()).toEqual([1, 2])
     }
+  })
+})
+
+describe("MCP's refusals before any message is read are JSON-RPC errors", () => {
+  const limited = useServer({ env: { FIDELIS_RATE_LIMIT_PER_MINUTE: "1" } })
+  const list = { jsonrpc: "2.0", id: 7, method: "tools/list" }
+
+  it("401 and 429 keep their status and headers, with the error body every surface answers in data", async () => {
+    const anonymous = await mcpPost(list)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer realm="fidelis"/)
+    expect(anonymous.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: "Missing API key: send it in the X-API-Key header",
+        data: {
+          detail: "Missing API key: send it in the X-API-Key header",
+          code: "UNAUTHENTICATED",
+          request_id: anonymous.headers.get("x-request-id")
+        }
+      }
+    })
+
+    // A budget of one call a minute: of three, the last is past it, whichever minute the first fell in.
+    const { key } = await createTenant(limited)
+    let last: Awaited<ReturnType<typeof mcpPost>> | undefined
+    for (let i = 0; i < 3; i++) last = await mcpPost(list, { "x-api-key": key }, limited)
+    expect(last!.status).toBe(429)
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(last!.headers.get("x-ratelimit-limit")).toBe("1")
+    expect(last!.body).toMatchObject({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(/^Rate limit exceeded; retry in \d+ s$/),
+        data: { code: "RATE_LIMIT_EXCEEDED", request_id: last!.headers.get("x-request-id") }
+      }
+    })
   })
 })

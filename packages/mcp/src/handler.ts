@@ -119,7 +119,27 @@ const countMessages = async (ctx: RequestContext, messages: unknown) => {
   if (refused !== undefined) throw refused.reason
 }
 
-const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
+/** The words of a problem's `detail`: itself, or the message a code-and-message detail (503) carries. */
+const wordsOf = (detail: unknown): string =>
+  typeof detail === "string"
+    ? detail
+    : isRecord(detail) && typeof detail["message"] === "string"
+      ? detail["message"]
+      : JSON.stringify(detail)
+
+/** The id of a request that is one JSON-RPC request; null for a batch or a body not read, as JSON-RPC has it. */
+const idOf = (messages: unknown): string | number | null => {
+  const id = isRecord(messages) ? messages["id"] : undefined
+  return typeof id === "string" || typeof id === "number" ? id : null
+}
+
+/**
+ * A refusal that only the HTTP status can carry (401, 403, 413, 429, 5xx) as a JSON-RPC error, so an MCP
+ * client reads it like any other: the status and headers (challenge, Retry-After) stay, and `data` is the
+ * error body every surface answers (`detail`, `code`, `request_id`).
+ */
+const problemResponse = ({ status, body, headers }: Problem, id: string | number | null = null) =>
+  json(status, { jsonrpc: "2.0", error: { code: -32000, message: wordsOf(body.detail), data: body }, id }, headers)
 
 /** Adds core's response headers (rate limit, Retry-After) to whatever the request produced. */
 const withHeaders = (response: Response, extra: Headers): Response => {
@@ -142,8 +162,9 @@ const messagesOf = (text: string): { messages: unknown; parseError?: string } =>
 
 /**
  * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
- * is authenticated and counted before any MCP message is read, so those refusals are plain HTTP
- * statuses; every message after the first counts once more (a tools/call when its procedure runs).
+ * is authenticated and counted before any MCP message is read, so those refusals are HTTP statuses
+ * (with JSON-RPC error bodies); every message after the first counts once more (a tools/call when its
+ * procedure runs).
  */
 export const createMcpHandler = ({
   runtime,
@@ -199,7 +220,7 @@ export const createMcpHandler = ({
         return withHeaders(await annotateErrors(response, requestId, body.parseError), ctx.resHeaders)
       }
       if (escalated.problem.status >= 500) onInternalError?.(escalated.cause)
-      return withHeaders(problemResponse(escalated.problem), ctx.resHeaders)
+      return withHeaders(problemResponse(escalated.problem, idOf(body.messages)), ctx.resHeaders)
     } finally {
       // Closing the server closes its transport too.
       await server.close()
