@@ -17,6 +17,9 @@ const post = async (headers: Record<string, string>) => {
 
 const HTTP_WORDING = /\bX-[A-Z][A-Za-z-]+|\bheaders?\b|\b(400|401|403|404|405|409|415|422|429)\b/
 
+/** The shortest description a tool may have. */
+const MIN_DESCRIPTION = 60
+
 /** Every description a tool carries: its own and each of its parameters'. */
 const parameters = (tool: Tool) => Object.entries((tool.inputSchema.properties ?? {}) as Record<string, any>)
 
@@ -39,6 +42,8 @@ describe("MCP tools worded for an assistant", () => {
     const lapses: string[] = []
     for (const tool of adminTools) {
       if (HTTP_WORDING.test(tool.description ?? "")) lapses.push(`${tool.name}: speaks HTTP`)
+      // More than its title: what it answers, and what it refuses ("Get a client" was all get_client said).
+      if ((tool.description ?? "").length < MIN_DESCRIPTION) lapses.push(`${tool.name}: says too little`)
       for (const [name, schema] of parameters(tool)) {
         const description = describedIn(schema)
         if (description === undefined) lapses.push(`${tool.name}.${name}: no description`)
