@@ -17,6 +17,7 @@ const DATABASE_AGNOSTIC = [
   "test/mcp-tools.test.ts",
   "test/mcp-wording.test.ts",
   "test/mcp.test.ts",
+  "test/openapi-protocol.test.ts",
   "test/openapi-refusals.test.ts",
   "test/request-limits.test.ts",
   "test/surfaces.test.ts",

@@ -155,9 +155,13 @@ describe.skipIf(bin === undefined)(
           const res = await attempt()
           expect(res.status, surface).toBe(503)
           expect(Number(res.headers.get("retry-after")), surface).toBeGreaterThanOrEqual(1)
-          // tRPC carries the problem in its error shape, with its own code beside it.
+          // tRPC carries the problem in its error shape, with its own code beside it; MCP in its JSON-RPC error's data.
           const { code, detail } =
-            surface === "trpc" ? res.body.error.data : { code: res.body.detail.code, detail: res.body.detail }
+            surface === "trpc"
+              ? res.body.error.data
+              : surface === "mcp"
+                ? { code: res.body.error.data.detail.code, detail: res.body.error.data.detail }
+                : { code: res.body.detail.code, detail: res.body.detail }
           expect({ code, detail }, surface).toEqual({ code: "SERVICE_UNAVAILABLE", detail: unavailable })
           expect(JSON.stringify(res.body), surface).not.toMatch(/ECONN|Error:|at .*\.(ts|js)|postgres/i)
         }

@@ -108,7 +108,7 @@ const tokenOf = (path: string) =>
     .at(-1)!
     .replace(/\.gif$/, "")
 
-describe("email through the outbox (docs/architecture.md, "Surveys and email")", () => {
+describe("email through the outbox (docs/architecture.md, Surveys and email)", () => {
   it("a test message reaches the SMTP server with its tracking links and one-click unsubscribe headers", async () => {
     const tenant = await tenantWithAlerts(server)
     const queued = await sendTest(server, tenant)
@@ -316,17 +316,25 @@ describe("email through the outbox (docs/architecture.md, "Surveys and email")",
 })
 
 describe("email routes per client IP", () => {
-  const limited = useServer({ env: { FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE: "3" } })
+  // The survey routes' budget is the smaller one here: the email routes must not be held to it.
+  const limited = useServer({
+    env: { FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE: "4", FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE: "2" }
+  })
 
-  it("answers 429 with Retry-After past the budget, on every email route", async () => {
+  it("answers 429 with Retry-After past FIDELIS_EMAIL_RATE_LIMIT_PER_MINUTE, on every email route", async () => {
     const statuses: number[] = []
     let last: Response | undefined
-    for (const path of ["open/x.gif", "click/x", "unsubscribe/x", "open/y.gif"]) {
+    for (const path of ["open/x.gif", "click/x", "unsubscribe/x", "open/y.gif", "click/y"]) {
       last = await fetch(`${limited.url}${ROUTES}/${path}`, { redirect: "manual" })
       statuses.push(last.status)
     }
-    expect(statuses).toEqual([404, 404, 404, 429])
+    expect(statuses).toEqual([404, 404, 404, 404, 429])
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(last!.headers.get("x-ratelimit-limit")).toBe("4")
+    expect(await last!.json()).toMatchObject({ detail: { error: "RATE_LIMIT_EXCEEDED" }, code: "RATE_LIMIT_EXCEEDED" })
+    // The survey routes keep their own budget, untouched by the email routes'.
+    const survey = await fetch(`${limited.url}/api/v1/public/quests/nobody-here/active`)
+    expect([survey.status, survey.headers.get("x-ratelimit-limit")]).toEqual([404, "2"])
   })
 })
 

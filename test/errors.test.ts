@@ -314,9 +314,18 @@ describe("MCP errors", () => {
       code: "METHOD_NOT_ALLOWED",
       request_id: method.headers.get("x-request-id")
     })
-    // Refused before any MCP message is read: the REST body.
+    // Refused before any MCP message is read: a JSON-RPC error whose data is the body every surface answers.
     const anonymous = await raw("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
-    expectProblem(anonymous, 401, "UNAUTHENTICATED")
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: anonymous.body.error.data.detail,
+        data: { detail: expect.any(String), code: "UNAUTHENTICATED", request_id: anonymous.headers.get("x-request-id") }
+      }
+    })
   })
 })
 

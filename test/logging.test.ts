@@ -94,7 +94,7 @@ describe("the server log", () => {
       const mcp = await connectMcp(server, tenant.key)
       try {
         await expect(mcp.callTool({ name: "list_products", arguments: {} })).rejects.toThrow(
-          /\{"detail":"Internal server error","code":"INTERNAL_ERROR","request_id":"[\w-]+"\}$/
+          /"data":\{"detail":"Internal server error","code":"INTERNAL_ERROR","request_id":"[\w-]+"\}\},"id":\d+\}$/
         )
       } finally {
         await mcp.close()

@@ -17,6 +17,9 @@ const post = async (headers: Record<string, string>) => {
 
 const HTTP_WORDING = /\bX-[A-Z][A-Za-z-]+|\bheaders?\b|\b(400|401|403|404|405|409|415|422|429)\b/
 
+/** The shortest description a tool may have. */
+const MIN_DESCRIPTION = 60
+
 /** Every description a tool carries: its own and each of its parameters'. */
 const parameters = (tool: Tool) => Object.entries((tool.inputSchema.properties ?? {}) as Record<string, any>)
 
@@ -39,6 +42,8 @@ describe("MCP tools worded for an assistant", () => {
     const lapses: string[] = []
     for (const tool of adminTools) {
       if (HTTP_WORDING.test(tool.description ?? "")) lapses.push(`${tool.name}: speaks HTTP`)
+      // More than its title: what it answers, and what it refuses ("Get a client" was all get_client said).
+      if ((tool.description ?? "").length < MIN_DESCRIPTION) lapses.push(`${tool.name}: says too little`)
       for (const [name, schema] of parameters(tool)) {
         const description = describedIn(schema)
         if (description === undefined) lapses.push(`${tool.name}.${name}: no description`)
@@ -65,7 +70,7 @@ describe("MCP tools worded for an assistant", () => {
     const challenge = wrong.headers.get("www-authenticate") ?? ""
     expect(challenge).toMatch(/^Bearer realm="fidelis", error="invalid_token", error_description="Check the .*API key/)
     expect(challenge).not.toContain("resource_metadata")
-    expect(wrong.body).toMatchObject({ code: "UNAUTHENTICATED", request_id: expect.any(String) })
+    expect(wrong.body.error.data).toMatchObject({ code: "UNAUTHENTICATED", request_id: expect.any(String) })
 
     const missing = await post({})
     expect(missing.status).toBe(401)

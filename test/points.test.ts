@@ -37,7 +37,7 @@ describe("credit_points and get_points_balance", () => {
   })
 })
 
-describe("idempotency (X-Idempotency-Key, docs/architecture.md, "Storage")", () => {
+describe("idempotency (X-Idempotency-Key, docs/architecture.md, Storage)", () => {
   it("replays the stored response for the same key and body, crediting once", async () => {
     const tenant = await createTenant(server)
     const client = await createClient(server, tenant)

@@ -173,6 +173,8 @@ describe("redemption lifecycle", () => {
 
     const stranger = await call(server, `/api/v1/redemptions/${redemption.id}/cancel`, { headers: bia.auth, body: {} })
     expect(stranger.status).toBe(404)
+    // The refusal names the redemption asked for, not the parameter's name.
+    expect(stranger.body).toMatchObject({ detail: `Redemption ${redemption.id} not found`, code: "NOT_FOUND" })
 
     const cancelled = await call(server, `/api/v1/redemptions/${redemption.id}/cancel`, { headers: ana.auth, body: {} })
     expect(cancelled.status).toBe(200)
@@ -195,6 +197,9 @@ describe("redemption lifecycle", () => {
     expect(res.status).toBe(200)
     expect(await balanceOf(ana)).toBe(100)
     expect((await validate("ZZZZZZZZ")).status).toBe(404)
+    const unknown = crypto.randomUUID()
+    const missing = await call(server, `/api/v1/public/redemptions/${unknown}/cancel`, { key: tenant.key, body: {} })
+    expect(missing.body).toMatchObject({ detail: `Redemption ${unknown} not found`, code: "NOT_FOUND" })
   })
 
   it("records every action on the timeline with spec 2.4's reward metadata", async () => {

@@ -131,7 +131,11 @@ describe("one body-size limit on every surface (issue 10)", () => {
       })
     })
     expect(mcp.status).toBe(413)
-    expect(mcp.body).toEqual(problem(LIMIT_DETAIL, "PAYLOAD_TOO_LARGE"))
+    expect(mcp.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: LIMIT_DETAIL, data: problem(LIMIT_DETAIL, "PAYLOAD_TOO_LARGE") }
+    })
   })
 
   it("FIDELIS_MAX_BODY_BYTES sets the limit", async () => {

@@ -45,18 +45,6 @@ describe("operations endpoints", () => {
     const lookalike = await call(server, "/api/v1/public/openapiXjson", { key: "x" })
     expect(lookalike.status).toBe(404)
   })
-
-  it("answers HEAD on the REST APIs with a bodiless 204, as trpc-to-openapi did, running no procedure", async () => {
-    const tenant = await createTenant(server)
-    for (const path of ["/api/v1/public/clients", "/api/v1/public/points/credit", "/api/v1/users/me"]) {
-      const res = await fetch(`${server.url}${path}`, { method: "HEAD", headers: { "x-api-key": tenant.key } })
-      expect(res.status, path).toBe(204)
-      expect(await res.text(), path).toBe("")
-    }
-    // Nothing is looked up for it, so a HEAD tells a stranger nothing about keys.
-    const stranger = await fetch(`${server.url}/api/v1/public/clients`, { method: "HEAD" })
-    expect(stranger.status).toBe(204)
-  })
 })
 
 describe("OpenAPI document and reference page", () => {

@@ -41,7 +41,7 @@ describe("an MCP batch pays for every message", () => {
     const refused = await mcp(tenant.key, listTools(10))
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
-    expect(refused.body).toMatchObject({
+    expect(refused.body.error.data).toMatchObject({
       code: "RATE_LIMIT_EXCEEDED",
       detail: expect.stringMatching(/Rate limit exceeded/)
     })

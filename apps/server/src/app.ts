@@ -105,6 +105,30 @@ const withAnswerHeaders = (res: Response, requestId: string) => {
   }
 }
 
+/**
+ * A HEAD request's answer: GET's status and headers without its body (RFC 9110, section 9.3.2), with the
+ * length that body would have had.
+ */
+const headOf = async (res: Response): Promise<Response> => {
+  const length = (await res.arrayBuffer()).byteLength
+  const headers = new Headers(res.headers)
+  if (length > 0 && !headers.has("content-length")) headers.set("content-length", String(length))
+  return new Response(null, { status: res.status, statusText: res.statusText, headers })
+}
+
+/**
+ * The request as a GET, for a HEAD (`headOf`): everything else is its own, the client's address (srvx's
+ * `ip`) included, which a copy made with `new Request` would lose.
+ */
+const asGet = (req: Request): Request =>
+  new Proxy(req, {
+    get: (target, property) => {
+      if (property === "method") return "GET"
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === "function" ? value.bind(target) : value
+    }
+  })
+
 /** An API reference page, under the same headers (CSP, no framing) as the server's other pages. */
 const docsResponse = (specUrl: string) => {
   const nonce = pageNonce()
@@ -285,13 +309,16 @@ export const createApp = ({ runtime, allowedOrigins, mcpConformanceFixtures, max
     const report = (error: unknown) => {
       failure ??= error
     }
+    // HEAD is answered as GET is, every route and refusal alike, then its body is dropped (`headOf`).
+    const head = req.method === "HEAD"
     let res: Response
     try {
-      res = await app.request(req, undefined, { requestId, report })
+      res = await app.request(head ? asGet(req) : req, undefined, { requestId, report })
     } catch (error) {
       report(error)
       res = problemResponse(problemOf(requestRefusal("INTERNAL_ERROR", INTERNAL_MESSAGE), requestId))
     }
+    if (head) res = await headOf(res)
     log(levelOf(res.status), "request", {
       request_id: requestId,
       method: req.method,

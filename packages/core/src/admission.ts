@@ -14,7 +14,7 @@ import {
 } from "./errors.js"
 import type { EmpresaId, UserId } from "./ids.js"
 import type { Scope } from "./meta.js"
-import { bearerOf, presentedKey, type Principal } from "./principal.js"
+import { apiKeyChallenge, bearerOf, presentedKey, type Principal } from "./principal.js"
 import { RateLimiter } from "./rate-limiter.js"
 import type { FieldRoot, StaffMembership, TeamRole } from "./roles.js"
 import { runProgram } from "./run.js"
@@ -131,7 +131,11 @@ export const admit = async (ctx: RequestContext, countLater = false): Promise<Pr
         const admitted: AdmittedKey = { principal, bucket, limit: keyLimit(principal, config) }
         yield* count(meter, admitted)
         return admitted
-      })
+      }).pipe(
+        Effect.tapErrorTag("Unauthenticated", () =>
+          Effect.sync(() => ctx.resHeaders.set("WWW-Authenticate", apiKeyChallenge(ctx.credentials)))
+        )
+      )
     )
     ctx.admission.key = Object.assign(meter, { admitted: key, calls: 0, owed: false })
   }
@@ -187,19 +191,24 @@ export const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] &
 }
 
 /**
- * Counts a public call against its client address's budget (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE,
- * shared by every server process like a key's), refused with spec 7.2's 429. In-process callers
- * trusted by construction (the local CLI) have no budget; a server-side caller (a page rendered
- * for a respondent) passes the respondent's address as `peerAddress`.
+ * Counts a public call against its client address's budget (`limitOf` reads it from the config;
+ * `family` names routes with a budget of their own), shared by every server process like a key's,
+ * refused with spec 7.2's 429. In-process callers trusted by construction (the local CLI) have no
+ * budget; a server-side caller (a page rendered for a respondent) passes the respondent's address
+ * as `peerAddress`.
  */
-export const countAddress = async (ctx: RequestContext) => {
+export const countAddress = async (ctx: RequestContext, limitOf: (config: CoreConfig) => number, family?: string) => {
   if (ctx.trustedPrincipal !== undefined) return
   const meter = (ctx.admission.address ??= { headers: ctx.resHeaders, shown: undefined })
   await owe(
     ctx,
     Effect.flatMap(Config, (config) => {
-      const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-      return count(meter, { bucket: addressBucket(address), limit: config.publicRateLimitPerMinute, kind: "address" })
+      const bucket = addressBucket(clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies))
+      return count(meter, {
+        bucket: family === undefined ? bucket : `${family}:${bucket}`,
+        limit: limitOf(config),
+        kind: "address"
+      })
     })
   )
 }
@@ -224,7 +233,7 @@ const countUser = (ctx: RequestContext, meter: Meter, userId: UserId) =>
  * RFC 6750: a request without a token is told the scheme; one with a bad token also why
  * (`error="invalid_token"`), so a client knows to refresh or log in again.
  */
-const challenge = (ctx: RequestContext, description?: string) =>
+export const challenge = (ctx: RequestContext, description?: string) =>
   Effect.sync(() =>
     ctx.resHeaders.set(
       "WWW-Authenticate",
@@ -349,25 +358,5 @@ export const countAccountCall = (ctx: RequestContext) => {
   return owe(
     ctx,
     Effect.flatMap(Config, (config) => count(meter, endUserAddressBudget(ctx, config)))
-  )
-}
-
-/**
- * Counts a public call against a per-client-IP budget (`family` names the routes that share one,
- * `limitOf` reads it from the config); past it, 429 with Retry-After. In-process callers (the
- * local CLI) are not counted.
- */
-export const countPerIp = async (ctx: RequestContext, family: string, limitOf: (config: CoreConfig) => number) => {
-  if (ctx.trustedPrincipal !== undefined) return
-  await owe(
-    ctx,
-    Effect.gen(function* () {
-      const config = yield* Config
-      const address = clientAddress(ctx.peerAddress, ctx.forwardedFor, config.trustedProxies)
-      const [window] = yield* RateLimiter.hit([
-        { bucket: `ip:${family}:${address ?? "unknown"}`, limit: limitOf(config) }
-      ])
-      if (window!.exceeded) return yield* new RateLimited({ retryAfter: window!.retryAfter })
-    })
   )
 }

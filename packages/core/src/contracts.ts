@@ -2,7 +2,12 @@ import { z } from "zod"
 
 /** Shared wire shapes; each domain's own shapes live in its folder. */
 
-export const Uuid = z.uuid()
+/**
+ * Any canonical UUID (8-4-4-4-12 hex digits), as `format: uuid` and PostgreSQL's `uuid` read one: not
+ * zod's `uuid()`, which also demands RFC 9562's version and variant digits that no document states
+ * (docs/decisions.md, "Any canonical UUID").
+ */
+export const Uuid = z.guid()
 
 /**
  * A boolean in a request body: JSON true or false only. (trpc-to-openapi coerces body fields, and

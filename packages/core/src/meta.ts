@@ -47,6 +47,12 @@ export type ProcedureMeta = OpenApiMeta<{
   readonly idempotent?: IdempotencyMode
   /** HTTP status of a success, when it is not 200 (e.g. 201 for a create). */
   readonly successStatus?: 200 | 201 | 202 | 204
+  /**
+   * Where a 201's created resource lives: its path under the API's base, each `{field}` filled from
+   * the output (`/clients/{id}`). REST answers it as `Location`. Absent where the resource has no path
+   * of its own (a stamp card, a survey response, a redemption: their ids travel in the body).
+   */
+  readonly location?: `/${string}`
   /** The refusals its program may give, set with `refuses(...)`, which holds the program to them. */
   readonly refusals?: ReadonlyArray<Refusal>
   /** A staff route of the end-user API (`staffProcedure`): the lowest team role that may call it (403 below). */

@@ -44,3 +44,19 @@ export const presentedKey = (credentials: Credentials): Either.Either<string, Ba
   }
   return Either.right(key)
 }
+
+/**
+ * The challenge of a 401 for an API key (RFC 9110 requires one), the same on every surface. Bearer,
+ * because `Authorization: Bearer <key>` is one of the two ways a key travels and every client parses
+ * that scheme; the description names the other, X-API-Key. No `resource_metadata`: MCP clients then
+ * show the description instead of starting an OAuth flow this server has none of. No error code when
+ * no key was sent (RFC 6750, section 3.1).
+ */
+export const apiKeyChallenge = (credentials: Credentials): string => {
+  const sent = Boolean(credentials.apiKey?.trim() || credentials.authorization?.trim())
+  return [
+    'Bearer realm="fidelis"',
+    ...(sent ? ['error="invalid_token"'] : []),
+    'error_description="Check the Fidelis API key: send it as X-API-Key or Authorization: Bearer"'
+  ].join(", ")
+}

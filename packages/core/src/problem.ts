@@ -177,7 +177,7 @@ const issueType = (issue: ZodError["issues"][number], input: unknown): string =>
       if (issue.origin === "array" || issue.origin === "set") return "too_long"
       return issue.inclusive ? "less_than_equal" : "less_than"
     case "invalid_format":
-      return issue.format === "uuid" ? "uuid_parsing" : "string_pattern_mismatch"
+      return issue.format === "guid" || issue.format === "uuid" ? "uuid_parsing" : "string_pattern_mismatch"
     case "invalid_value":
       return "enum"
     case "unrecognized_keys":

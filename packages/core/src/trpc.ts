@@ -7,8 +7,8 @@ import {
   admitStaffCall,
   admitUserCall,
   countAccountCall,
-  countAddress,
-  countPerIp
+  challenge,
+  countAddress
 } from "./admission.js"
 import type { CoreConfig } from "./config.js"
 import type { OwedCount } from "./context.js"
@@ -80,20 +80,23 @@ const base = t.procedure.use(async ({ ctx, meta, next, getRawInput, path }) => {
   return result
 })
 
-/** Routes anyone may call without a key (the public survey routes); each call counts per client address. */
+/**
+ * Routes anyone may call without a key (the public survey routes); each call counts per client
+ * address (FIDELIS_PUBLIC_RATE_LIMIT_PER_MINUTE).
+ */
 export const publicProcedure = base.meta({ scope: "public" }).use(async ({ ctx, next }) => {
-  await countAddress(ctx)
+  await countAddress(ctx, (config) => config.publicRateLimitPerMinute)
   return next()
 })
 
 /**
- * A public route whose calls count against a per-client-IP budget (`family` names the routes
- * that share one, `limitOf` reads it from the config); past it, 429 with Retry-After. In-process
- * callers (the local CLI) are not counted.
+ * A public route whose calls count against a per-client-address budget of its own instead of the
+ * survey routes' (`family` names the routes that share one, `limitOf` reads it from the config);
+ * past it, 429 with Retry-After.
  */
 export const ipLimitedProcedure = (family: string, limitOf: (config: CoreConfig) => number) =>
-  publicProcedure.meta({ rateLimit: "ip" }).use(async ({ ctx, next }) => {
-    await countPerIp(ctx, family, limitOf)
+  base.meta({ scope: "public", rateLimit: "ip" }).use(async ({ ctx, next }) => {
+    await countAddress(ctx, limitOf, family)
     return next()
   })
 
@@ -140,7 +143,10 @@ export const staffProcedure = <const S extends z.ZodRawShape = {}>(needed: TeamR
  */
 export const accountProcedure = base.meta({ scope: "account", batchable: false }).use(async ({ ctx, next }) => {
   await countAccountCall(ctx)
-  return next()
+  const result = await next()
+  // A refused login or refresh sent no token to find invalid: the challenge names the scheme only.
+  if (!result.ok && result.error.code === "UNAUTHORIZED") Effect.runSync(challenge(ctx))
+  return result
 })
 
 /** Why an `X-Idempotency-Key` cannot be used, if it cannot. */

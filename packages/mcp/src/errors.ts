@@ -34,9 +34,22 @@ export const withErrorData = (error: Record<string, unknown>, status: number, re
 }
 
 /**
+ * The SDK's `McpError` writes its code into its message (`MCP error -32602: Tool x not found`), which
+ * the error object's `code` already says; a client's own McpError adds it again when it reads one.
+ */
+const SDK_PREFIX = /^MCP error -?\d+: /
+
+const withoutSdkPrefix = (message: unknown) => (typeof message === "string" ? message.replace(SDK_PREFIX, "") : message)
+
+const NOT_JSON_RPC =
+  'Invalid Request: not a JSON-RPC 2.0 message; a request is {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, ' +
+  'a notification the same without "id"'
+
+/**
  * Adds the machine code and request id to every JSON-RPC error of a JSON response (the SDK's own
- * refusals: unknown method, invalid params, wrong media type). `parseError` replaces the message
- * of a -32700, when the handler knows where the body broke.
+ * refusals: unknown method, invalid params, wrong media type), without the SDK's prefix on the message.
+ * A -32700 is a parse error only when the body was not JSON (`parseError` says where it broke); for
+ * JSON that is not JSON-RPC it becomes -32600, Invalid Request, as JSON-RPC 2.0 has it.
  */
 export const annotateErrors = async (response: Response, requestId: string, parseError?: string): Promise<Response> => {
   if (!response.headers.get("content-type")?.includes("application/json")) return response
@@ -53,7 +66,13 @@ export const annotateErrors = async (response: Response, requestId: string, pars
   const annotate = (message: unknown) => {
     if (!isRecord(message) || !isRecord(message["error"])) return message
     const error = message["error"]
-    const reworded = parseError !== undefined && error["code"] === -32700 ? { ...error, message: parseError } : error
+    // The SDK answers -32700 for a body that is not JSON-RPC too; only one that is not JSON is a parse error.
+    const reworded =
+      error["code"] !== -32700
+        ? { ...error, message: withoutSdkPrefix(error["message"]) }
+        : parseError !== undefined
+          ? { ...error, message: parseError }
+          : { ...error, code: -32600, message: NOT_JSON_RPC }
     return { ...message, error: withErrorData(reworded, response.status, requestId) }
   }
   return rebuilt(JSON.stringify(Array.isArray(body) ? body.map(annotate) : annotate(body)))

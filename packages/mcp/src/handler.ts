@@ -17,6 +17,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { TRPCError } from "@trpc/server"
 import { catalogFor } from "./catalog.js"
 import { CONFORMANCE_FIXTURES } from "./conformance-fixtures.js"
+import { corsHeaders, isAllowedOrigin, preflight } from "./cors.js"
 import { annotateErrors } from "./errors.js"
 import { createServer, type Escalate } from "./server.js"
 
@@ -69,6 +70,41 @@ const MAX_BATCH_MESSAGES = 10
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
+/** The first MCP version without JSON-RPC batches. */
+const BATCHES_REMOVED = "2025-06-18"
+
+/**
+ * The MCP version a request speaks: its `Mcp-Protocol-Version`, else the one its initialize asks for,
+ * else 2025-03-26, which the transport spec tells a server to assume without the header.
+ */
+const protocolVersionOf = (headers: Headers, messages: ReadonlyArray<unknown>): string => {
+  const initialize = messages.find((message) => isRecord(message) && message["method"] === "initialize")
+  const params = isRecord(initialize) && isRecord(initialize["params"]) ? initialize["params"] : {}
+  const asked = typeof params["protocolVersion"] === "string" ? params["protocolVersion"] : undefined
+  return headers.get("mcp-protocol-version") ?? asked ?? "2025-03-26"
+}
+
+/**
+ * Why a batch is refused whole (JSON-RPC -32600), before any of its messages is counted or runs: JSON-RPC
+ * 2.0 answers an empty one so, the request's MCP version has no batches (dates compare as text), or it is
+ * past `MAX_BATCH_MESSAGES`.
+ */
+const batchRefusal = (headers: Headers, messages: unknown): string | undefined => {
+  if (!Array.isArray(messages)) return undefined
+  if (messages.length === 0) return "the batch is empty: send at least one message"
+  const version = protocolVersionOf(headers, messages)
+  if (version >= BATCHES_REMOVED) {
+    return `MCP ${version} has no JSON-RPC batches (removed in ${BATCHES_REMOVED}): send one message per request`
+  }
+  if (messages.length > MAX_BATCH_MESSAGES) {
+    return (
+      `a batch carries at most ${MAX_BATCH_MESSAGES} messages; this one has ${messages.length}: ` +
+      "send them in smaller batches or one by one"
+    )
+  }
+  return undefined
+}
+
 /**
  * Counts every message of the request but its tools/call, whose procedure calls count themselves,
  * before any of them runs: a batch costs what its messages would cost as requests, and one past the
@@ -83,32 +119,27 @@ const countMessages = async (ctx: RequestContext, messages: unknown) => {
   if (refused !== undefined) throw refused.reason
 }
 
-const problemResponse = ({ status, body, headers }: Problem) => json(status, body, headers)
+/** The words of a problem's `detail`: itself, or the message a code-and-message detail (503) carries. */
+const wordsOf = (detail: unknown): string =>
+  typeof detail === "string"
+    ? detail
+    : isRecord(detail) && typeof detail["message"] === "string"
+      ? detail["message"]
+      : JSON.stringify(detail)
 
-/**
- * The 401's challenge. It names no `resource_metadata`, so MCP clients do not start an OAuth flow this
- * server has none of, and show the description instead (RFC 6750: no error code when no key was sent).
- */
-const challengeOf = (headers: Headers): string => {
-  const sent = headers.has("x-api-key") || headers.has("authorization")
-  return [
-    'Bearer realm="fidelis"',
-    ...(sent ? ['error="invalid_token"'] : []),
-    'error_description="Check the Fidelis API key: send it as X-API-Key or Authorization: Bearer"'
-  ].join(", ")
+/** The id of a request that is one JSON-RPC request; null for a batch or a body not read, as JSON-RPC has it. */
+const idOf = (messages: unknown): string | number | null => {
+  const id = isRecord(messages) ? messages["id"] : undefined
+  return typeof id === "string" || typeof id === "number" ? id : null
 }
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
-
 /**
- * A same-origin page on a loopback host cannot be a DNS-rebinding attack: rebinding makes the
- * browser send the attacker's host name, and no public name can be `localhost` or a loopback IP.
+ * A refusal that only the HTTP status can carry (401, 403, 413, 429, 5xx) as a JSON-RPC error, so an MCP
+ * client reads it like any other: the status and headers (challenge, Retry-After) stay, and `data` is the
+ * error body every surface answers (`detail`, `code`, `request_id`).
  */
-const isLoopbackSameOrigin = (origin: string, host: string | null): boolean => {
-  if (host === null || !URL.canParse(origin)) return false
-  const url = new URL(origin)
-  return url.host === host.toLowerCase() && LOOPBACK_HOSTS.has(url.hostname)
-}
+const problemResponse = ({ status, body, headers }: Problem, id: string | number | null = null) =>
+  json(status, { jsonrpc: "2.0", error: { code: -32000, message: wordsOf(body.detail), data: body }, id }, headers)
 
 /** Adds core's response headers (rate limit, Retry-After) to whatever the request produced. */
 const withHeaders = (response: Response, extra: Headers): Response => {
@@ -131,8 +162,9 @@ const messagesOf = (text: string): { messages: unknown; parseError?: string } =>
 
 /**
  * The tool server at `/mcp` (spec 4.1): stateless Streamable HTTP with JSON responses. Each POST
- * is authenticated and counted before any MCP message is read, so those refusals are plain HTTP
- * statuses; every message after the first counts once more (a tools/call when its procedure runs).
+ * is authenticated and counted before any MCP message is read, so those refusals are HTTP statuses
+ * (with JSON-RPC error bodies); every message after the first counts once more (a tools/call when its
+ * procedure runs).
  */
 export const createMcpHandler = ({
   runtime,
@@ -143,7 +175,7 @@ export const createMcpHandler = ({
   const origins = new Set(allowedOrigins)
   const fixtures = conformanceFixtures ? CONFORMANCE_FIXTURES : []
 
-  return async (req, { requestId, onInternalError, peerAddress }) => {
+  const answer: McpHandler = async (req, { requestId, onInternalError, peerAddress }) => {
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     if (req.method !== "POST") {
       return jsonRpcError(
@@ -154,39 +186,22 @@ export const createMcpHandler = ({
       )
     }
 
-    // DNS-rebinding defence (MCP transport spec): a browser page may only reach us from a listed
-    // origin or from our own loopback origin.
-    const origin = req.headers.get("origin")
-    if (origin !== null && !origins.has(origin) && !isLoopbackSameOrigin(origin, req.headers.get("host"))) {
-      return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: requestId })
-    }
-
     const ctx = requestContextFromHeaders(runtime, req.headers, { requestId, signal: req.signal, peerAddress })
     let principal: Principal
     let body: ReturnType<typeof messagesOf>
     try {
       principal = await admit(ctx)
       body = messagesOf(await readBody(req, maxBodyBytes))
-      if (Array.isArray(body.messages) && body.messages.length > MAX_BATCH_MESSAGES) {
-        return withHeaders(
-          jsonRpcError(
-            400,
-            `Invalid Request: a batch carries at most ${MAX_BATCH_MESSAGES} messages; ` +
-              `this one has ${body.messages.length}: send them in smaller batches or one by one`,
-            { code: "BAD_REQUEST", request_id: requestId },
-            {},
-            -32600
-          ),
-          ctx.resHeaders
-        )
+      const refusal = batchRefusal(req.headers, body.messages)
+      if (refusal !== undefined) {
+        const data = { code: "BAD_REQUEST", request_id: requestId } as const
+        return withHeaders(jsonRpcError(400, `Invalid Request: ${refusal}`, data, {}, -32600), ctx.resHeaders)
       }
       await countMessages(ctx, body.messages)
     } catch (error) {
       if (!(error instanceof TRPCError)) throw error
-      const problem = problemOf(error, requestId)
-      const challenge: Record<string, string> =
-        problem.status === 401 ? { "WWW-Authenticate": challengeOf(req.headers) } : {}
-      return withHeaders(problemResponse({ ...problem, headers: { ...problem.headers, ...challenge } }), ctx.resHeaders)
+      // A 401's challenge is among the context's headers (core's `apiKeyChallenge`).
+      return withHeaders(problemResponse(problemOf(error, requestId)), ctx.resHeaders)
     }
 
     const { idempotencyTtlSeconds } = await runtime.runPromise(Config)
@@ -205,10 +220,21 @@ export const createMcpHandler = ({
         return withHeaders(await annotateErrors(response, requestId, body.parseError), ctx.resHeaders)
       }
       if (escalated.problem.status >= 500) onInternalError?.(escalated.cause)
-      return withHeaders(problemResponse(escalated.problem), ctx.resHeaders)
+      return withHeaders(problemResponse(escalated.problem, idOf(body.messages)), ctx.resHeaders)
     } finally {
       // Closing the server closes its transport too.
       await server.close()
     }
+  }
+
+  /** A browser's request: from an allowed origin only, with CORS headers on every answer and a preflight. */
+  return async (req, init) => {
+    const origin = req.headers.get("origin")
+    if (origin === null) return answer(req, init)
+    if (!isAllowedOrigin(origins, origin, req.headers.get("host"))) {
+      return jsonRpcError(403, `Origin ${origin} is not allowed`, { code: "FORBIDDEN", request_id: init.requestId })
+    }
+    if (req.method === "OPTIONS") return preflight(origin)
+    return withHeaders(await answer(req, init), new Headers(corsHeaders(origin)))
   }
 }

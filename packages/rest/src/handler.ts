@@ -16,6 +16,7 @@ import {
 } from "@fidelis/core"
 import { callTRPCProcedure, TRPCError, type AnyRouter } from "@trpc/server"
 import { FastResponse } from "srvx"
+import { locationOf } from "./location.js"
 import { createRouteTable, type Route } from "./route-table.js"
 import { createRouteIndex, type RouteIndex } from "./routes.js"
 
@@ -45,7 +46,8 @@ export interface RestRequestInit {
 const JSON_TYPE = "application/json"
 const FORM_TYPE = "application/x-www-form-urlencoded"
 
-const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
+/** Methods whose requests' bodies are never read: their input comes from the path and the query. */
+export const BODYLESS: ReadonlySet<string> = new Set(["GET", "HEAD", "DELETE"])
 
 /**
  * The body is spread into the procedure's input (as trpc-to-openapi does), so an array would
@@ -184,8 +186,6 @@ export const createRestHandler = ({
   /** The call's answer; a refusal is thrown as a TRPCError. */
   const answer = async (req: Request, ctx: RequestContext): Promise<Response> => {
     const headers = ctx.resHeaders
-    // Answered with no body, as trpc-to-openapi answered it (its warm-up request).
-    if (req.method === "HEAD") return new FastResponse(null, { status: 204, headers })
     const url = new URL(req.url)
     const match = routeOf(req.method, url.pathname.slice(endpoint.length))
     // A path no route of this method takes: 405 naming the methods it has, or 404 naming the nearest route.
@@ -203,6 +203,7 @@ export const createRestHandler = ({
       batchIndex: 0
     })
     const body = JSON.stringify(output)
+    if (route.meta.location !== undefined) headers.set("location", locationOf(endpoint, route.meta.location, output))
     const kind = route.meta.response
     return kind === undefined
       ? new FastResponse(body, { status: route.status, headers })

@@ -19,6 +19,7 @@ import {
 } from "@fidelis/core"
 import type { AnyRouter } from "@trpc/server"
 import { generateOpenApiDocument } from "trpc-to-openapi"
+import { BODYLESS } from "./handler.js"
 
 export const API_VERSION = "1.5.0"
 
@@ -135,6 +136,13 @@ const rateLimitHeaders: Json = {
   "X-RateLimit-Reset": { description: "Epoch seconds when the window resets", schema: { type: "integer" } }
 }
 
+const locationHeader: Json = {
+  Location: {
+    description: "The path of what was created, which the routes that read or change it take",
+    schema: { type: "string", format: "uri-reference" }
+  }
+}
+
 const retryAfterHeader: Json = {
   "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } }
 }
@@ -155,12 +163,23 @@ const kindSchema = (kind: DomainError["_tag"], isPublic: boolean) =>
         ? "AddressRateLimitProblem"
         : "Problem"
 
+const challengeHeader: Json = {
+  "WWW-Authenticate": {
+    description:
+      'The scheme to authenticate with: `Bearer realm="fidelis"`, and `error="invalid_token"` when a ' +
+      "credential was sent, with `error_description` saying what to check",
+    schema: { type: "string" }
+  }
+}
+
 const kindHeaders = (kind: DomainError["_tag"]): Json | undefined =>
   kind === "RateLimited"
     ? { ...rateLimitHeaders, ...retryAfterHeader }
     : kind === "Unavailable"
       ? retryAfterHeader
-      : undefined
+      : kind === "Unauthenticated"
+        ? challengeHeader
+        : undefined
 
 const kindResponse = (kind: DomainError["_tag"], isPublic = false) =>
   problem(ERROR_KINDS[kind].meaning, kindSchema(kind, isPublic), kindHeaders(kind))
@@ -194,10 +213,19 @@ const conflictResponse = (codes: ReadonlyArray<RefusalCode>) =>
         }
       }
 
+/** What a route that reads a body refuses before its procedure runs: a body too large, or of another type. */
+const bodyResponses = (meta: ProcedureMeta): Json => {
+  const types = meta.openapi?.contentTypes ?? ["application/json"]
+  return {
+    "413": problem(`${REQUEST_ERRORS.PAYLOAD_TOO_LARGE.meaning}: 1 MiB, unless the server sets another limit`),
+    "415": problem(`The body must be sent with \`Content-Type: ${types.join("` or `")}\``)
+  }
+}
+
 /**
  * The error responses an operation can give (spec sections 7.1 and 7.2), in the design's bodies:
- * its scope's (credentials, plan, rate limit), 422 when it takes input, and the refusals it
- * declares: 400, 404, and 409 with each code.
+ * its scope's (credentials, plan, rate limit), 422 when it takes input, the refusals it declares
+ * (400, 404, and 409 with each code), and 413 and 415 when it reads a body.
  */
 const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
   const refusals = meta.refusals ?? []
@@ -213,6 +241,7 @@ const errorResponses = (meta: ProcedureMeta, takesInput: boolean): Json => {
   return {
     ...Object.fromEntries(kinds.map((kind) => [String(ERROR_KINDS[kind].status), kindResponse(kind, isPublic)])),
     ...(codes.length > 0 && { "409": conflictResponse(codes) }),
+    ...(!BODYLESS.has(meta.openapi?.method ?? "GET") && bodyResponses(meta)),
     "500": problem(REQUEST_ERRORS.INTERNAL_ERROR.meaning),
     "503": kindResponse("Unavailable")
   }
@@ -251,14 +280,21 @@ const LICENSE = { name: "MIT", url: "https://opensource.org/license/mit" }
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /**
- * Drops what zod writes for every uuid (a long pattern beside `format: uuid`) and every integer
- * (±2^53 bounds): they say nothing to a reader and make generated validators slower and noisier.
+ * Formats beside which zod writes a pattern that says the same at length (a date-time's is 320
+ * characters): RFC 3339's `date` and `date-time` (offset and seconds required, as zod's), and `uuid`.
+ */
+const FORMATS_THAT_SAY_IT: ReadonlySet<unknown> = new Set(["uuid", "date", "date-time"])
+
+/**
+ * Drops what zod writes for every uuid, date and instant (a long pattern beside the format) and
+ * every integer (±2^53 bounds): they say nothing to a reader and make generated validators slower
+ * and noisier.
  */
 const tidy = (node: unknown): void => {
   if (typeof node !== "object" || node === null) return
   if (!Array.isArray(node)) {
     const schema = node as Json
-    if (schema["format"] === "uuid") delete schema["pattern"]
+    if (FORMATS_THAT_SAY_IT.has(schema["format"])) delete schema["pattern"]
     if (schema["minimum"] === -MAX_SAFE) delete schema["minimum"]
     if (schema["maximum"] === MAX_SAFE) delete schema["maximum"]
   }
@@ -374,7 +410,7 @@ export const openApiDocument = ({
       (Json & { responses: Json; parameters?: Json[] }) | undefined
     if (operation === undefined) continue
     const { "200": ok, ...rest } = operation.responses
-    const success = { ...(ok as Json), headers: rateLimitHeaders }
+    const success = { ...(ok as Json), headers: { ...(meta.location && locationHeader), ...rateLimitHeaders } }
     operation.responses = {
       ...(meta.response === undefined
         ? { [String(meta.successStatus ?? 200)]: success }

@@ -13,6 +13,7 @@ import {
   zodSupportsCoerce
 } from "trpc-to-openapi"
 import { ZodArray, type ZodType } from "zod/v4"
+import { checkLocation } from "./location.js"
 
 /** A REST route's procedure, with what its calls need worked out once instead of on every request. */
 export interface Route {
@@ -53,10 +54,14 @@ const isList = (schema: ZodType) =>
  */
 export const createRouteTable = (router: AnyRouter) => {
   const byMethod = new Map<string, Array<readonly [RegExp, Route]>>()
+  // Checked once every route is known: a location may be a path declared later.
+  const locations: Array<readonly [string, string, ZodType | undefined]> = []
   forEachOpenApiProcedure(router._def.procedures, ({ path, type, procedure, meta }) => {
     if (type === "subscription") return
     const procedureMeta = meta as ProcedureMeta
-    const input = unwrapZodType(getInputOutputParsers(procedure).inputParser, true)
+    const { inputParser, outputParser } = getInputOutputParsers(procedure)
+    if (procedureMeta.location !== undefined) locations.push([path, procedureMeta.location, outputParser])
+    const input = unwrapZodType(inputParser, true)
     const isObject = instanceofZodTypeObject(input)
     if (isObject && zodSupportsCoerce) coerceSchema(input)
     const route: Route = {
@@ -71,6 +76,9 @@ export const createRouteTable = (router: AnyRouter) => {
     routes.push([pathPattern(meta.openapi.path), route])
     byMethod.set(meta.openapi.method, routes)
   })
+  const patterns = [...byMethod.values()].flat().map(([pattern]) => pattern)
+  for (const [path, template, output] of locations)
+    checkLocation(path, template, output, (sample) => patterns.some((pattern) => pattern.test(normalizePath(sample))))
 
   /** The route a request takes, by its method and its path after the API's base. */
   return (method: string, path: string): RouteMatch | undefined => {

@@ -24,6 +24,7 @@ export const authRouter = router({
     .concat(refuses("EMAIL_TAKEN"))
     .meta({
       successStatus: 201,
+      location: "/users/me",
       openapi: {
         method: "POST",
         path: "/auth/register",

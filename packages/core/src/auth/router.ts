@@ -10,6 +10,7 @@ export const keysRouter = router({
     .concat(refuses("NOT_FOUND"))
     .meta({
       successStatus: 201,
+      location: "/api-keys/{id}",
       openapi: {
         method: "POST",
         path: "/empresas/{empresa_id}/api-keys",
@@ -26,7 +27,15 @@ export const keysRouter = router({
   list: adminProcedure
     .concat(refuses("NOT_FOUND"))
     .meta({
-      openapi: { method: "GET", path: "/empresas/{empresa_id}/api-keys", tags, summary: "List an empresa's API keys" },
+      openapi: {
+        method: "GET",
+        path: "/empresas/{empresa_id}/api-keys",
+        tags,
+        summary: "List an empresa's API keys",
+        description:
+          "Every key of the empresa, newest first, revoked ones included: name, scope, prefix and when it was " +
+          "last used, never the key itself. An unknown empresa is NOT_FOUND."
+      },
       tool: { name: "list_api_keys", adminOnly: true, readOnly: true }
     })
     .input(ListApiKeysInput)

@@ -54,7 +54,16 @@ export const clientsRouter = router({
   get: companyProcedure
     .concat(refuses("NOT_FOUND"))
     .meta({
-      openapi: { method: "GET", path: "/clients/{client_id}", tags, summary: "Get a client" },
+      openapi: {
+        method: "GET",
+        path: "/clients/{client_id}",
+        tags,
+        summary: "Get a client",
+        description:
+          "One of the empresa's clients by id: name, email, phone, CPF, current points balance, and when the " +
+          "record was created and last changed. Their history is in the client's timeline, their activity over " +
+          "a period in their behaviour report. An unknown id, or another empresa's client, is NOT_FOUND."
+      },
       tool: { name: "get_client", readOnly: true }
     })
     .input(ClientRef)
@@ -65,6 +74,7 @@ export const clientsRouter = router({
     .concat(refuses("CLIENT_EXISTS"))
     .meta({
       successStatus: 201,
+      location: "/clients/{id}",
       openapi: {
         method: "POST",
         path: "/clients",

@@ -10,6 +10,7 @@ export const couponsRouter = router({
     .concat(refuses("NOT_FOUND", "INSUFFICIENT_POINTS", "OUT_OF_STOCK", "PRODUCT_INACTIVE", "IDEMPOTENCY_IN_FLIGHT"))
     .meta({
       successStatus: 201,
+      location: "/coupons/{uid}",
       openapi: {
         method: "POST",
         path: "/coupons/generate",

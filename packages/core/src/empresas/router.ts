@@ -9,7 +9,16 @@ export const empresasRouter = router({
     .concat(refuses("ID_NAME_TAKEN", "CNPJ_TAKEN"))
     .meta({
       successStatus: 201,
-      openapi: { method: "POST", path: "/empresas", tags, summary: "Create an empresa" },
+      location: "/empresas/{id}",
+      openapi: {
+        method: "POST",
+        path: "/empresas",
+        tags,
+        summary: "Create an empresa",
+        description:
+          "A company on the platform, with its public slug (`id_name`), plan and settings; its API keys are " +
+          "created apart. A slug or CNPJ another empresa has is refused (ID_NAME_TAKEN, CNPJ_TAKEN)."
+      },
       tool: { name: "create_empresa", adminOnly: true }
     })
     .input(CreateEmpresaInput)
@@ -19,7 +28,15 @@ export const empresasRouter = router({
   get: adminProcedure
     .concat(refuses("NOT_FOUND"))
     .meta({
-      openapi: { method: "GET", path: "/empresas/{empresa_id}", tags, summary: "Get an empresa" },
+      openapi: {
+        method: "GET",
+        path: "/empresas/{empresa_id}",
+        tags,
+        summary: "Get an empresa",
+        description:
+          "One empresa by id: name, slug (`id_name`), CNPJ, plan, whether its plan includes API access, and its " +
+          "settings. An unknown id is NOT_FOUND."
+      },
       tool: { name: "get_empresa", adminOnly: true, readOnly: true }
     })
     .input(EmpresaRef)

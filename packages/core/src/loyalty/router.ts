@@ -149,6 +149,7 @@ export const programsRouter = router({
   create: companyProcedure
     .meta({
       successStatus: 201,
+      location: "/loyalty-cards/programs/{id}",
       openapi: {
         method: "POST",
         path: "/loyalty-cards/programs",

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { Instant, PageQuery, paginated, QueryFlag, Timestamp } from "../contracts.js"
+import { Instant, PageQuery, paginated, QueryFlag, Timestamp, Uuid } from "../contracts.js"
 import { AlphanumericCnpj } from "../documents.js"
 import { EmpresaId } from "../ids.js"
 import { DEFAULT_NFCE_MAX_AGE_DAYS } from "../empresas/contracts.js"
@@ -172,18 +172,18 @@ export type DecodeQrInput = z.infer<typeof DecodeQrInput>
 export const DecodeQrResult = z
   .object({
     success: z.literal(true),
-    task_id: z.uuid().describe("Poll `GET /nfce/progress/{task_id}` until it is completed or failed"),
+    task_id: Uuid.describe("Poll `GET /nfce/progress/{task_id}` until it is completed or failed"),
     status: NfceTaskStatus,
     message: z.string()
   })
   .meta({ id: "NfceScan" })
 export type DecodeQrResult = z.infer<typeof DecodeQrResult>
 
-export const NfceTaskRef = z.object({ task_id: z.uuid() })
+export const NfceTaskRef = z.object({ task_id: Uuid })
 
 export const NfceProgress = z
   .object({
-    task_id: z.uuid(),
+    task_id: Uuid,
     status: NfceTaskStatus,
     progress: z.number().int().min(0).max(100),
     message: z.string().nullable().describe("What is happening, or why the task failed"),
@@ -288,12 +288,12 @@ export type ListInvoicesInput = z.infer<typeof ListInvoicesInput>
 
 export const NfceInvoice = z
   .object({
-    id: z.uuid().describe("The scan task's id"),
+    id: Uuid.describe("The scan task's id"),
     access_key: z.string(),
     status: NfceTaskStatus,
     progress: z.number().int(),
     message: z.string().nullable(),
-    client_id: z.uuid().nullable(),
+    client_id: Uuid.nullable(),
     valor_total: z.number().nullable(),
     items_count: z.number().int().nullable(),
     points_credited: z.number().int().nullable(),

@@ -218,6 +218,7 @@ export const companyNfceRouter = router({
     .concat(refuses("CNPJ_TAKEN"))
     .meta({
       successStatus: 201,
+      location: "/nfce/cnpjs/{cnpj}",
       openapi: {
         method: "POST",
         path: "/nfce/cnpjs",

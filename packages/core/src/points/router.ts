@@ -10,7 +10,15 @@ export const pointsRouter = router({
   balance: companyProcedure
     .concat(refuses("NOT_FOUND"))
     .meta({
-      openapi: { method: "GET", path: "/points/{client_id}", tags, summary: "Get a client's points balance" },
+      openapi: {
+        method: "GET",
+        path: "/points/{client_id}",
+        tags,
+        summary: "Get a client's points balance",
+        description:
+          "The points the client can spend now, as the ledger's credits and spends leave them. An unknown id, " +
+          "or another empresa's client, is NOT_FOUND."
+      },
       tool: { name: "get_points_balance", readOnly: true }
     })
     .input(ClientRef)

@@ -49,6 +49,7 @@ export const productsRouter = router({
   create: companyProcedure
     .meta({
       successStatus: 201,
+      location: "/products/{id}",
       openapi: {
         method: "POST",
         path: "/products",

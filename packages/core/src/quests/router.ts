@@ -28,6 +28,7 @@ export const questsRouter = router({
   create: companyProcedure
     .meta({
       successStatus: 201,
+      location: "/quests/{id}",
       openapi: {
         method: "POST",
         path: "/quests",

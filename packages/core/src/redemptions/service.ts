@@ -295,7 +295,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
      * pending -> cancelled: points, cashback and stock come back in the same transaction. A stamp
      * card's reward is not cancellable (its card is already claimed).
      */
-    const cancelWhere = (scope: Statement.Fragment) =>
+    const cancelWhere = (id: RedemptionId, scope: Statement.Fragment) =>
       Effect.gen(function* () {
         const [row] = yield* sql<Row>`
           UPDATE redemptions r SET status = 'cancelled', cancelled_at = ${now}
@@ -303,7 +303,7 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
           RETURNING ${columns}`
         if (row === undefined) {
           const current = yield* find(scope)
-          if (current === undefined) return yield* new NotFound({ resource: "Redemption", id: "id" })
+          if (current === undefined) return yield* new NotFound({ resource: "Redemption", id })
           return yield* refusalOf(current)
         }
         if (row.reward_uid !== null) yield* rewards.returnStock(row.empresa_id, row.reward_uid, row.quantity)
@@ -341,11 +341,11 @@ export class Redemptions extends Effect.Service<Redemptions>()("core/Redemptions
 
     /** The user cancels one of their own; another user's is a 404. */
     const cancelOwn = (userId: UserId, id: RedemptionId) =>
-      cancelWhere(sql`r.id = ${id} AND ${ownedBy(userId)}`).pipe(span("Redemptions.cancelOwn"))
+      cancelWhere(id, sql`r.id = ${id} AND ${ownedBy(userId)}`).pipe(span("Redemptions.cancelOwn"))
 
     /** A store admin cancels one of the empresa's. */
     const cancel = (empresaId: EmpresaId, id: RedemptionId) =>
-      cancelWhere(sql`r.empresa_id = ${empresaId} AND r.id = ${id}`).pipe(span("Redemptions.cancel"))
+      cancelWhere(id, sql`r.empresa_id = ${empresaId} AND r.id = ${id}`).pipe(span("Redemptions.cancel"))
 
     /** Housekeeping: persists every overdue redemption's expiry, in every empresa. */
     const sweep = expireOverdue(sql`true`).pipe(span("Redemptions.sweep"))

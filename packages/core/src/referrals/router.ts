@@ -40,6 +40,7 @@ export const campaignsRouter = router({
     .concat(refuses("CAMPAIGN_OVERLAP"))
     .meta({
       successStatus: 201,
+      location: "/referrals/campaigns/{id}",
       openapi: {
         method: "POST",
         path: "/referrals/campaigns",

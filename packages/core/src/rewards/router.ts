@@ -43,6 +43,7 @@ export const rewardsRouter = router({
     .concat(refuses("NOT_FOUND"))
     .meta({
       successStatus: 201,
+      location: "/rewards/{id}",
       openapi: {
         method: "POST",
         path: "/rewards",

@@ -38,6 +38,7 @@ export const teamRouter = router({
     .concat(refuses("TEAM_MEMBER_EXISTS"))
     .meta({
       successStatus: 201,
+      location: "/team/{id}",
       openapi: {
         method: "POST",
         path: "/team",
