@@ -26,9 +26,10 @@ import { keyOf, newCnpj, nfceFixtures, offlineQr, onlineQr, proveCnpj } from "./
  * their schemas. No answer may be a 5xx, slower than the bound, or carry internals.
  *
  * CI runs it small with a fixed seed; `npm run fuzz` runs it long with a fresh seed. Environment:
- * FUZZ_RUNS (runs per operation), FUZZ_SEED, FUZZ_TIMEOUT_MS (slowest acceptable answer),
- * FUZZ_ONLY (operations whose label contains it), FUZZ_PATH (with FUZZ_SEED and FUZZ_ONLY: replay
- * one counterexample), FUZZ_VERBOSE=1 (status counts per operation), FUZZ_SKIP_KNOWN_BUGS=1.
+ * FUZZ_RUNS (runs per operation), FUZZ_BUDGET_MS (the CI run's time for all operations), FUZZ_SEED,
+ * FUZZ_TIMEOUT_MS (slowest acceptable answer), FUZZ_ONLY (operations whose label contains it),
+ * FUZZ_PATH (with FUZZ_SEED and FUZZ_ONLY: replay one counterexample), FUZZ_VERBOSE=1 (status counts
+ * per operation), FUZZ_SKIP_KNOWN_BUGS=1.
  */
 const env = process.env
 const LONG = env["FUZZ_LONG"] === "1"
@@ -46,10 +47,13 @@ const SKIP_KNOWN_BUGS = env["FUZZ_SKIP_KNOWN_BUGS"] === "1"
 /** A hung request is reported as slow instead of stalling the file. */
 const ABORT_MS = 2 * TIMEOUT_MS
 /**
- * In CI, an operation stops (as passed, or with the failure shrunk so far) after this long, so a slow
- * machine cannot stall the suite.
+ * In CI, the file's operations share FUZZ_BUDGET_MS (default 4 minutes): each stops (as passed, or with
+ * the failure shrunk so far) after its share, at most 20 s, so a slow machine cannot stall the suite.
+ * Each operation's runs still start from its own seed, so the cases it reaches are the same on every run.
  */
-const OPERATION_BUDGET_MS = LONG || env["FUZZ_RUNS"] !== undefined ? undefined : 20_000
+const SUITE_BUDGET_MS = Number(env["FUZZ_BUDGET_MS"] ?? 240_000)
+const operationBudget = (operations: number) =>
+  LONG || env["FUZZ_RUNS"] !== undefined ? undefined : Math.min(20_000, Math.floor(SUITE_BUDGET_MS / operations))
 
 const PUBLIC = "/api/v1/public"
 const INTERNAL = "/api/v1/internal"
@@ -537,6 +541,7 @@ const targets = await discoverTargets().catch(async (error: unknown) => {
   await server.stop()
   throw error
 })
+const OPERATION_BUDGET_MS = operationBudget(targets.length)
 
 const excerpt = (text: string, max = 1_500) =>
   text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text
