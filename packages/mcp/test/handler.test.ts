@@ -379,13 +379,21 @@ describe("MCP handler: tool calls", () => {
 })
 
 describe("MCP handler: HTTP refusals", () => {
-  it("no key is 401 with a detail body", async () => {
+  it("no key is 401 as a JSON-RPC error whose data is the error body", async () => {
     const { response, body } = await rpc(undefined, "tools/list")
     expect(response.status).toBe(401)
     expect(body).toEqual({
-      detail: expect.stringContaining("Missing API key"),
-      code: "UNAUTHENTICATED",
-      request_id: expect.any(String)
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringContaining("Missing API key"),
+        data: {
+          detail: expect.stringContaining("Missing API key"),
+          code: "UNAUTHENTICATED",
+          request_id: expect.any(String)
+        }
+      }
     })
   })
 
@@ -400,7 +408,7 @@ describe("MCP handler: HTTP refusals", () => {
     const { key } = await createTenant(false)
     const { response, body } = await rpc(key, "tools/list")
     expect(response.status).toBe(403)
-    expect(body.detail).toMatch(/API access/)
+    expect(body.error.data.detail).toMatch(/API access/)
   })
 
   it("an Origin outside the allowed list is 403; a listed one is served", async () => {
@@ -422,7 +430,7 @@ describe("MCP handler: HTTP refusals", () => {
     expect(otherPort.response.status).toBe(403)
   })
 
-  it("a body over the limit is 413 with a detail body, whether its length is declared or not", async () => {
+  it("a body over the limit is 413 with the error body as JSON-RPC data, declared or not", async () => {
     const { key } = await createTenant()
     const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } })
     const declaredOrNot: ReadonlyArray<Record<string, string>> = [
@@ -433,9 +441,17 @@ describe("MCP handler: HTTP refusals", () => {
       const response = await post(JSON.parse(big), headers)
       expect(response.status).toBe(413)
       expect(await response.json()).toEqual({
-        detail: "Request body exceeds the limit of 1048576 bytes",
-        code: "PAYLOAD_TOO_LARGE",
-        request_id: expect.any(String)
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32000,
+          message: "Request body exceeds the limit of 1048576 bytes",
+          data: {
+            detail: "Request body exceeds the limit of 1048576 bytes",
+            code: "PAYLOAD_TOO_LARGE",
+            request_id: expect.any(String)
+          }
+        }
       })
     }
   })
@@ -478,7 +494,7 @@ describe("MCP handler: HTTP refusals", () => {
     expect(response.status).toBe(429)
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect(response.headers.get("x-ratelimit-remaining")).toBe("0")
-    expect(body.detail).toMatch(/Rate limit/)
+    expect(body.error.data.detail).toMatch(/Rate limit/)
   }, 120_000)
 })
 
