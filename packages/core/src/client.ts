@@ -1,5 +1,5 @@
 import { createTRPCClient, httpLink, type TRPCClient } from "@trpc/client"
-import { IDEMPOTENCY_KEY } from "./idempotency.js"
+import { IDEMPOTENCY_KEY } from "./idempotency-key.js"
 import type { AppRouter } from "./router.js"
 
 export interface FidelisClientOptions {

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events"
 import type { AdmissionState } from "./budgets.js"
 import type { RateLimited, Unavailable } from "./errors.js"
 import type { Credentials, Principal } from "./principal.js"
-import { IDEMPOTENCY_KEY } from "./idempotency.js"
+import { IDEMPOTENCY_KEY } from "./idempotency-key.js"
 import { MAX_BATCH_CALLS } from "./limits.js"
 import type { CoreRuntime, CoreServices } from "./services.js"
 

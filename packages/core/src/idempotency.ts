@@ -6,27 +6,7 @@ import { Config } from "./config.js"
 import { Conflict, ValidationFailed } from "./errors.js"
 import { span } from "./tracing.js"
 import type { EmpresaId } from "./ids.js"
-import type { IdempotencyMode } from "./meta.js"
-
-/** How every surface names and bounds the key of an idempotent write (docs/architecture.md, "Storage"). */
-export const IDEMPOTENCY_KEY = { header: "X-Idempotency-Key", minLength: 1, maxLength: 255 } as const
-
-/** A lifetime as people read it: "24 h", "90 min", "45 s". */
-const lifetimeText = (seconds: number) =>
-  seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`
-
-/**
- * What the key does, for an option's or argument's help. A `replay` key's lifetime is the server's
- * (`CoreConfig.idempotencyTtlSeconds`); a caller that cannot know it (the CLI before it has chosen
- * a server) passes none. A `reject` key (a survey response) is kept with the response, for good.
- */
-export const idempotencyKeyDescription = (ttlSeconds: number | undefined, mode: IdempotencyMode = "replay") =>
-  mode === "reject"
-    ? "Identifies one filled-in form: a second response to the same survey with the same key is refused " +
-      "with 409 and not recorded, however late it comes"
-    : "Makes retries safe for " +
-      `${ttlSeconds === undefined ? "as long as the server keeps keys" : lifetimeText(ttlSeconds)}: ` +
-      "the same key and input replay the first result instead of acting again"
+import { IDEMPOTENCY_KEY } from "./idempotency-key.js"
 
 /** What a write hands the idempotency service, and what it gets back. */
 

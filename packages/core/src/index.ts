@@ -53,7 +53,7 @@ export {
   type ProcedureEntry,
   type ProcedurePath
 } from "./catalogue.js"
-export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency.js"
+export { IDEMPOTENCY_KEY, idempotencyKeyDescription } from "./idempotency-key.js"
 export {
   IMPORT_BATCH_MAX,
   IMPORT_COLUMNS,

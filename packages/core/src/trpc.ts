@@ -14,7 +14,8 @@ import type { CoreConfig } from "./config.js"
 import type { OwedCount } from "./context.js"
 import { BadRequest, type Conflict, type DomainError } from "./errors.js"
 import type { EmpresaId } from "./ids.js"
-import { IDEMPOTENCY_KEY, Idempotency } from "./idempotency.js"
+import { IDEMPOTENCY_KEY } from "./idempotency-key.js"
+import { Idempotency } from "./idempotency.js"
 import {
   malformedJson,
   NUL_MESSAGE,
