@@ -7,7 +7,10 @@ import type { ManagedRuntime } from "effect"
  */
 export interface ServiceRegistry {}
 
-/** Every service a procedure's program may use. */
-export type CoreServices = ServiceRegistry[keyof ServiceRegistry]
+/**
+ * Every service a procedure's program may use. A program that sees the router's types without runtime.ts
+ * (the published tRPC client's build, which compiles only those) has an empty registry: any service then.
+ */
+export type CoreServices = [keyof ServiceRegistry] extends [never] ? unknown : ServiceRegistry[keyof ServiceRegistry]
 
 export type CoreRuntime = ManagedRuntime.ManagedRuntime<CoreServices, unknown>
