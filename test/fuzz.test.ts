@@ -542,6 +542,14 @@ const targets = await discoverTargets().catch(async (error: unknown) => {
   throw error
 })
 const OPERATION_BUDGET_MS = operationBudget(targets.length)
+/**
+ * In CI the file's time ends here however slow each run was (a busy machine once stretched it past 45
+ * minutes): operations after it are listed as not reached. The order turns by one operation a day, so
+ * the ones a slow machine leaves out change from day to day.
+ */
+const deadline = OPERATION_BUDGET_MS === undefined ? Infinity : Date.now() + SUITE_BUDGET_MS
+const turn = OPERATION_BUDGET_MS === undefined ? 0 : Math.floor(Date.now() / 86_400_000) % Math.max(targets.length, 1)
+const ordered = [...targets.slice(turn), ...targets.slice(0, turn)]
 
 const excerpt = (text: string, max = 1_500) =>
   text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text
@@ -596,6 +604,10 @@ const seedOf = (target: Target) => {
 
 /** Runs the property for one target; the failure report (exchange, counterexample, replay line), or undefined. */
 const fuzz = async (target: Target): Promise<string | undefined> => {
+  if (Date.now() > deadline) {
+    statistics.push(`${target.label}: not reached within FUZZ_BUDGET_MS`)
+    return undefined
+  }
   const statuses = new Map<string, number>()
   const count = (outcome: string) => statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1)
   let slowest = 0
@@ -653,7 +665,7 @@ describe(`fuzzing every operation (seed ${SEED}, ${RUNS} runs each)`, () => {
   })
 
   // The report is the assertion's message, so it prints as written rather than as an escaped string.
-  it.for(targets)("$label", { timeout: RUNS * ABORT_MS + 120_000 }, async (target) => {
+  it.for(ordered)("$label", { timeout: RUNS * ABORT_MS + 120_000 }, async (target) => {
     const failure = await fuzz(target)
     expect(failure === undefined, failure).toBe(true)
   })
