@@ -71,8 +71,7 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 /** A JSON-RPC response, or the `{detail}` body of an HTTP refusal. */
 interface RpcBody<T> {
   readonly result: T
-  readonly error?: { readonly code: number; readonly message: string }
-  readonly detail?: unknown
+  readonly error?: { readonly code: number; readonly message: string; readonly data?: { readonly detail?: unknown } }
 }
 
 let ids = 0
@@ -408,7 +407,7 @@ describe("MCP handler: HTTP refusals", () => {
     const { key } = await createTenant(false)
     const { response, body } = await rpc(key, "tools/list")
     expect(response.status).toBe(403)
-    expect(body.error.data.detail).toMatch(/API access/)
+    expect(body.error?.data?.detail).toMatch(/API access/)
   })
 
   it("an Origin outside the allowed list is 403; a listed one is served", async () => {
@@ -494,7 +493,7 @@ describe("MCP handler: HTTP refusals", () => {
     expect(response.status).toBe(429)
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     expect(response.headers.get("x-ratelimit-remaining")).toBe("0")
-    expect(body.error.data.detail).toMatch(/Rate limit/)
+    expect(body.error?.data?.detail).toMatch(/Rate limit/)
   }, 120_000)
 })
 
