@@ -27,6 +27,14 @@ import { activeQuest, buildServer, createKey, settled, signIn, startFidelis } fr
 
 const { rounds, limiters } = options
 
+/** The scenarios `--only` names, or all. */
+const pick = (list: Scenario[]) => list.filter(({ name }) => options.only === undefined || options.only.includes(name))
+
+/** Adds one round's passes to each scenario's list. */
+const keep = (into: Map<string, Pass[]>, passes: Map<string, Pass>) => {
+  for (const [name, pass] of passes) into.set(name, [...(into.get(name) ?? []), pass])
+}
+
 /** Seeds `db`, then measures Fidelis (once per limiter) and the baseline, `rounds` times, alternately. */
 const benchDatabase = async (db: Database) => {
   process.stdout.write(`\n== ${db.name}${rounds > 1 ? ` (each side: its median of ${rounds} rounds)` : ""}\n`)
@@ -36,17 +44,12 @@ const benchDatabase = async (db: Database) => {
     clientIds: string[]
     rewardId: string
   }
-  const pick = (list: Scenario[]) =>
-    list.filter(({ name }) => options.only === undefined || options.only.includes(name))
 
   const adminKey = `bench-admin-${randomBytes(16).toString("hex")}`
   let list: Scenario[] = []
   let userId = ""
   const ours = new Map<string, Map<string, Pass[]>>(limiters.map((limiter) => [limiter, new Map()]))
   const base = new Map<string, Pass[]>()
-  const keep = (into: Map<string, Pass[]>, passes: Map<string, Pass>) => {
-    for (const [name, pass] of passes) into.set(name, [...(into.get(name) ?? []), pass])
-  }
   for (let round = 1; round <= rounds; round++) {
     const processName = (name: string) => `${db.name}-${name}${rounds > 1 ? `-round${round}` : ""}`
     for (const limiter of limiters) {

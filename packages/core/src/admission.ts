@@ -15,7 +15,6 @@ import {
 import type { EmpresaId, UserId } from "./ids.js"
 import type { Scope } from "./meta.js"
 import { apiKeyChallenge, bearerOf, presentedKey, type Principal } from "./principal.js"
-import { RateLimiter } from "./rate-limiter.js"
 import type { FieldRoot, StaffMembership, TeamRole } from "./roles.js"
 import { runProgram } from "./run.js"
 import type { CoreRuntime } from "./services.js"
