@@ -189,6 +189,10 @@ export const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] &
   ctx.owed.count = earlier === undefined ? budgetCount : Effect.zipRight(earlier, budgetCount)
 }
 
+/** The request's meter of its client address's budget, shared by the calls it carries. */
+const addressMeter = (ctx: RequestContext): Meter =>
+  (ctx.admission.address ??= { headers: ctx.resHeaders, shown: undefined })
+
 /**
  * Counts a public call against its client address's budget (`limitOf` reads it from the config;
  * `family` names routes with a budget of their own), shared by every server process like a key's,
@@ -198,7 +202,7 @@ export const owe = async (ctx: RequestContext, budgetCount: OwedCount["count"] &
  */
 export const countAddress = async (ctx: RequestContext, limitOf: (config: CoreConfig) => number, family?: string) => {
   if (ctx.trustedPrincipal !== undefined) return
-  const meter = (ctx.admission.address ??= { headers: ctx.resHeaders, shown: undefined })
+  const meter = addressMeter(ctx)
   await owe(
     ctx,
     Effect.flatMap(Config, (config) => {
@@ -353,7 +357,7 @@ export const admitStaffCall = (
 
 /** Counts a call of the end-user API's routes without a token against the address's budget. */
 export const countAccountCall = (ctx: RequestContext) => {
-  const meter = (ctx.admission.address ??= { headers: ctx.resHeaders, shown: undefined })
+  const meter = addressMeter(ctx)
   return owe(
     ctx,
     Effect.flatMap(Config, (config) => count(meter, endUserAddressBudget(ctx, config)))
